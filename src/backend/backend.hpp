@@ -1,0 +1,95 @@
+#pragma once
+// The interface every workload is written against. Two implementations:
+// backend/cuda (the product) and backend/emu (CPU threads, for correctness and
+// for trying ferry without a GPU). What only one has is a Capability.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/buffer.hpp"
+#include "core/machine.hpp"
+
+namespace ferry {
+
+enum class BackendKind { cuda, emu };
+
+struct Capabilities {
+  bool gpu_timings = false;           // events and clocks time a GPU (false: the emulator's CPU)
+  bool graphs = false;                // capture a stream's work once and replay it
+  bool mapped_memory = false;         // kernels reach mapped host memory
+  bool peer_access = false;           // devices reach each other's memory
+};
+
+class Event;
+class Graph;
+
+// An in-order queue of work on one device.
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  virtual BackendKind backend_kind() const = 0;
+  virtual int device() const = 0;
+  virtual void* native_handle() const = 0;  // cudaStream_t on cuda, null on emu
+
+  // Copies between any two buffers' memory (host or device, this device or a peer).
+  virtual void copy(void* destination, const void* source, std::size_t bytes) = 0;
+  // Sets bytes of device memory (to poison outputs before a run).
+  virtual void fill(void* destination, std::uint8_t byte, std::size_t bytes) = 0;
+  // Runs a host function in stream order. The emulator's kernels are such functions.
+  virtual void enqueue_host(std::function<void()> work) = 0;
+
+  virtual void record(Event& event) = 0;
+  virtual void wait(const Event& event) = 0;  // later work waits for the event's latest record
+  virtual void synchronize() = 0;
+
+  // Between begin and end, work is recorded instead of run; replay runs it.
+  virtual void begin_capture() = 0;
+  virtual std::unique_ptr<Graph> end_capture() = 0;
+  virtual void replay(const Graph& graph) = 0;
+};
+
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void synchronize() = 0;
+  // Seconds between `start`'s completion and this event's; both must have completed.
+  virtual double seconds_since(const Event& start) const = 0;
+};
+
+class Graph {
+ public:
+  virtual ~Graph() = default;
+  virtual std::size_t operations() const = 0;
+};
+
+struct DeviceStatus {
+  std::uint64_t free_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual std::string name() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  virtual int device_count() const = 0;
+  virtual DeviceStatus device_status(int device) const = 0;
+  // GPUs, links and driver, for the results' machine section.
+  virtual Machine describe_machine() const = 0;
+
+  virtual Buffer allocate_device(int device, std::size_t bytes) = 0;
+  // Host memory of the given kind; mapped memory is reachable from every device.
+  virtual Buffer allocate_host(MemoryKind kind, std::size_t bytes) = 0;
+
+  virtual std::unique_ptr<Stream> make_stream(int device) = 0;
+  virtual std::unique_ptr<Event> make_event(int device) = 0;
+
+  // Lets `device` reach `peer`'s memory directly; false when the pair cannot, in
+  // which case copies between them still work but go through the host.
+  virtual bool enable_peer_access(int device, int peer) = 0;
+};
+
+}  // namespace ferry

@@ -1,0 +1,162 @@
+#include "backend/cuda/cuda_backend.hpp"
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "backend/cuda/cuda_stream.hpp"
+#include "backend/cuda/nvml_facts.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace ferry::cuda {
+
+std::string unavailable_reason() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();  // the failure is the answer, not a sticky error
+    return fmt::format("no usable GPU ({}: {})", cudaGetErrorName(error), cudaGetErrorString(error));
+  }
+  if (count == 0) return "no CUDA device found";
+  return "";
+}
+
+namespace {
+
+std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() { FERRY_CUDA(cudaGetDeviceCount(&devices_)); }
+
+  BackendKind kind() const override { return BackendKind::cuda; }
+  std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    return {.gpu_timings = true, .graphs = true, .mapped_memory = true, .peer_access = devices_ > 1};
+  }
+  int device_count() const override { return devices_; }
+
+  DeviceStatus device_status(int device) const override {
+    check_device(device);
+    use_device(device);
+    std::size_t free = 0, total = 0;
+    FERRY_CUDA(cudaMemGetInfo(&free, &total));
+    return {.free_bytes = free, .total_bytes = total};
+  }
+
+  Machine describe_machine() const override {
+    Machine m;
+    m.host = read_host_facts();
+    m.backend = "cuda";
+    m.gpu_timings = true;
+    int driver = 0, runtime = 0;
+    FERRY_CUDA(cudaDriverGetVersion(&driver));
+    FERRY_CUDA(cudaRuntimeGetVersion(&runtime));
+    m.driver_version = "CUDA " + version_text(driver);
+    m.runtime_version = "CUDA " + version_text(runtime);
+    for (int d = 0; d < devices_; ++d) {
+      cudaDeviceProp p{};
+      FERRY_CUDA(cudaGetDeviceProperties(&p, d));
+      int memory_clock_kHz = 0, bus_bits = 0;
+      FERRY_CUDA(cudaDeviceGetAttribute(&memory_clock_kHz, cudaDevAttrMemoryClockRate, d));
+      FERRY_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, d));
+      char bus_id[32] = {};
+      FERRY_CUDA(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, d));
+      GpuFacts g;
+      g.index = d;
+      g.name = p.name;
+      g.pci_bus_id = bus_id;
+      g.memory_bytes = p.totalGlobalMem;
+      g.multiprocessors = p.multiProcessorCount;
+      g.compute_capability = fmt::format("{}.{}", p.major, p.minor);
+      // Double data rate: two transfers per clock over the whole bus.
+      g.memory_bandwidth_Bps = 2.0 * memory_clock_kHz * 1e3 * bus_bits / 8.0;
+      m.gpus.push_back(g);
+    }
+    for (int a = 0; a < devices_; ++a) {
+      for (int b = 0; b < devices_; ++b) {
+        if (a == b) continue;
+        int can = 0;
+        FERRY_CUDA(cudaDeviceCanAccessPeer(&can, a, b));
+        m.peers.push_back({.from = a, .to = b, .direct_access = can != 0});
+      }
+    }
+    add_link_facts(m);
+    return m;
+  }
+
+  Buffer allocate_device(int device, std::size_t bytes) override {
+    const DeviceStatus status = device_status(device);
+    if (bytes > status.free_bytes)
+      throw UsageError(fmt::format("{} is more than device {} has free ({} of {})", format_bytes(bytes), device,
+                                   format_bytes(status.free_bytes), format_bytes(status.total_bytes)));
+    void* p = nullptr;
+    FERRY_CUDA(cudaMalloc(&p, bytes));
+    return Buffer(p, p, bytes, MemoryKind::device, device, [device](void* q) {
+      use_device(device);
+      cudaFree(q);
+    });
+  }
+
+  Buffer allocate_host(MemoryKind kind, std::size_t bytes) override {
+    if (kind == MemoryKind::pageable) {
+      constexpr std::size_t page = 4096;
+      void* p = std::aligned_alloc(page, (bytes + page - 1) / page * page);
+      if (!p) throw RuntimeFailure(fmt::format("cannot allocate {} of pageable host memory", format_bytes(bytes)));
+      return Buffer(p, nullptr, bytes, kind, -1, [](void* q) { std::free(q); });
+    }
+    if (kind == MemoryKind::device) throw RuntimeFailure("allocate_host called for device memory");
+    const unsigned flags = cudaHostAllocPortable | (kind == MemoryKind::mapped ? cudaHostAllocMapped : 0u);
+    void* p = nullptr;
+    const cudaError_t error = cudaHostAlloc(&p, bytes, flags);
+    if (error != cudaSuccess) {
+      cudaGetLastError();
+      throw RuntimeFailure(fmt::format("cannot allocate {} of {} host memory: {}", format_bytes(bytes),
+                                       to_string(kind), cudaGetErrorString(error)));
+    }
+    void* device_view = nullptr;
+    if (kind == MemoryKind::mapped) FERRY_CUDA(cudaHostGetDevicePointer(&device_view, p, 0));
+    return Buffer(p, device_view, bytes, kind, -1, [](void* q) { cudaFreeHost(q); });
+  }
+
+  std::unique_ptr<Stream> make_stream(int device) override {
+    check_device(device);
+    return std::make_unique<CudaStream>(device);
+  }
+
+  std::unique_ptr<Event> make_event(int device) override {
+    check_device(device);
+    return std::make_unique<CudaEvent>(device);
+  }
+
+  bool enable_peer_access(int device, int peer) override {
+    check_device(device);
+    check_device(peer);
+    int can = 0;
+    FERRY_CUDA(cudaDeviceCanAccessPeer(&can, device, peer));
+    if (!can) return false;
+    use_device(device);
+    const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
+    if (error == cudaErrorPeerAccessAlreadyEnabled) {
+      cudaGetLastError();
+      return true;
+    }
+    FERRY_CUDA(error);
+    return true;
+  }
+
+ private:
+  void check_device(int device) const {
+    if (device < 0 || device >= devices_)
+      throw UsageError(fmt::format("device {} does not exist: the cuda backend sees {} device{} (0..{})", device,
+                                   devices_, devices_ == 1 ? "" : "s", devices_ - 1));
+  }
+
+  int devices_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace ferry::cuda

@@ -1,0 +1,118 @@
+#include "backend/cuda/cuda_stream.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace ferry::cuda {
+
+void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line) {
+  throw RuntimeFailure(
+      fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(error), cudaGetErrorString(error), call, file, line));
+}
+
+void use_device(int device) {
+  thread_local int current = -1;
+  if (current != device) {
+    FERRY_CUDA(cudaSetDevice(device));
+    current = device;
+  }
+}
+
+CudaEvent::CudaEvent(int device) : device_(device) {
+  use_device(device);
+  FERRY_CUDA(cudaEventCreate(&event_));
+}
+
+CudaEvent::~CudaEvent() { cudaEventDestroy(event_); }
+
+void CudaEvent::synchronize() { FERRY_CUDA(cudaEventSynchronize(event_)); }
+
+double CudaEvent::seconds_since(const Event& start) const {
+  float ms = 0;
+  FERRY_CUDA(cudaEventElapsedTime(&ms, dynamic_cast<const CudaEvent&>(start).event_, event_));
+  return ms * 1e-3;
+}
+
+CudaGraph::~CudaGraph() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  if (graph_) cudaGraphDestroy(graph_);
+}
+
+CudaStream::CudaStream(int device) : device_(device) {
+  use_device(device);
+  FERRY_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+}
+
+CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }
+
+void CudaStream::copy(void* destination, const void* source, std::size_t bytes) {
+  use_device(device_);
+  FERRY_CUDA(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream_));
+}
+
+void CudaStream::fill(void* destination, std::uint8_t byte, std::size_t bytes) {
+  use_device(device_);
+  FERRY_CUDA(cudaMemsetAsync(destination, byte, bytes, stream_));
+}
+
+namespace {
+struct HostWork {
+  std::function<void()> work;
+  CudaStream* stream;
+};
+}  // namespace
+
+void CudaStream::enqueue_host(std::function<void()> work) {
+  use_device(device_);
+  auto* item = new HostWork{std::move(work), this};
+  const cudaError_t error = cudaLaunchHostFunc(
+      stream_,
+      [](void* p) {
+        std::unique_ptr<HostWork> item(static_cast<HostWork*>(p));
+        try {
+          item->work();
+        } catch (...) {
+          item->stream->host_failure_ = std::current_exception();
+        }
+      },
+      item);
+  if (error != cudaSuccess) delete item;
+  FERRY_CUDA(error);
+}
+
+void CudaStream::record(Event& event) {
+  use_device(device_);
+  FERRY_CUDA(cudaEventRecord(dynamic_cast<CudaEvent&>(event).native(), stream_));
+}
+
+void CudaStream::wait(const Event& event) {
+  use_device(device_);
+  FERRY_CUDA(cudaStreamWaitEvent(stream_, dynamic_cast<const CudaEvent&>(event).native(), 0));
+}
+
+void CudaStream::synchronize() {
+  FERRY_CUDA(cudaStreamSynchronize(stream_));
+  if (host_failure_) std::rethrow_exception(std::exchange(host_failure_, nullptr));
+}
+
+void CudaStream::begin_capture() {
+  use_device(device_);
+  FERRY_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+}
+
+std::unique_ptr<Graph> CudaStream::end_capture() {
+  auto graph = std::make_unique<CudaGraph>();
+  FERRY_CUDA(cudaStreamEndCapture(stream_, &graph->graph_));
+  FERRY_CUDA(cudaGraphGetNodes(graph->graph_, nullptr, &graph->nodes_));
+  FERRY_CUDA(cudaGraphInstantiate(&graph->exec_, graph->graph_, 0));
+  FERRY_CUDA(cudaGraphUpload(graph->exec_, stream_));
+  return graph;
+}
+
+void CudaStream::replay(const Graph& graph) {
+  use_device(device_);
+  FERRY_CUDA(cudaGraphLaunch(dynamic_cast<const CudaGraph&>(graph).exec_, stream_));
+}
+
+}  // namespace ferry::cuda

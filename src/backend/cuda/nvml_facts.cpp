@@ -1,0 +1,170 @@
+#include "backend/cuda/nvml_facts.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <string>
+
+#if FERRY_WITH_NVML
+#include <nvml.h>
+#endif
+
+namespace ferry::cuda {
+namespace {
+
+// sysfs names a PCI function "0000:18:00.0" in lower case.
+std::string sysfs_name(std::string bus_id) {
+  std::transform(bus_id.begin(), bus_id.end(), bus_id.begin(), [](unsigned char c) { return std::tolower(c); });
+  return bus_id;
+}
+
+int read_int(const std::string& path) {
+  std::ifstream in(path);
+  int value = 0;
+  in >> value;
+  return in ? value : 0;
+}
+
+// "32.0 GT/s PCIe" -> 5
+int generation_from_speed(const std::string& path) {
+  std::ifstream in(path);
+  double gts = 0;
+  in >> gts;
+  if (!in) return 0;
+  if (gts >= 60) return 6;
+  if (gts >= 30) return 5;
+  if (gts >= 15) return 4;
+  if (gts >= 7.5) return 3;
+  if (gts >= 4.5) return 2;
+  if (gts >= 2) return 1;
+  return 0;
+}
+
+void add_sysfs_pcie(GpuFacts& gpu) {
+  const std::string dir = "/sys/bus/pci/devices/" + sysfs_name(gpu.pci_bus_id) + "/";
+  PcieLink link;
+  link.generation = generation_from_speed(dir + "current_link_speed");
+  link.width = read_int(dir + "current_link_width");
+  link.max_generation = generation_from_speed(dir + "max_link_speed");
+  link.max_width = read_int(dir + "max_link_width");
+  if (link.max_generation > 0 && link.max_width > 0) {
+    link.source = "sysfs";
+    gpu.pcie = link;
+  }
+}
+
+#if FERRY_WITH_NVML
+
+// The few NVML entry points ferry uses, looked up in the driver's library.
+struct Nvml {
+  void* library = nullptr;
+  decltype(&nvmlInit_v2) init = nullptr;
+  decltype(&nvmlShutdown) shutdown = nullptr;
+  decltype(&nvmlSystemGetDriverVersion) driver_version = nullptr;
+  decltype(&nvmlDeviceGetHandleByPciBusId_v2) handle_by_bus_id = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkGeneration) current_generation = nullptr;
+  decltype(&nvmlDeviceGetCurrPcieLinkWidth) current_width = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkGeneration) max_generation = nullptr;
+  decltype(&nvmlDeviceGetMaxPcieLinkWidth) max_width = nullptr;
+  decltype(&nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
+  decltype(&nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
+  decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote = nullptr;
+
+  bool open() {
+    library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return false;
+    auto find = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(library, name)); };
+    find(init, "nvmlInit_v2");
+    find(shutdown, "nvmlShutdown");
+    find(driver_version, "nvmlSystemGetDriverVersion");
+    find(handle_by_bus_id, "nvmlDeviceGetHandleByPciBusId_v2");
+    find(current_generation, "nvmlDeviceGetCurrPcieLinkGeneration");
+    find(current_width, "nvmlDeviceGetCurrPcieLinkWidth");
+    find(max_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
+    find(max_width, "nvmlDeviceGetMaxPcieLinkWidth");
+    find(nvlink_state, "nvmlDeviceGetNvLinkState");
+    find(nvlink_version, "nvmlDeviceGetNvLinkVersion");
+    find(nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    return init && shutdown && handle_by_bus_id && init() == NVML_SUCCESS;
+  }
+
+  ~Nvml() {
+    if (library) {
+      if (shutdown) shutdown();
+      dlclose(library);
+    }
+  }
+};
+
+int nvlink_major_version(unsigned nvml_version) {
+  switch (nvml_version) {
+    case NVML_NVLINK_VERSION_1_0: return 1;
+    case NVML_NVLINK_VERSION_2_0:
+    case NVML_NVLINK_VERSION_2_2: return 2;
+    case NVML_NVLINK_VERSION_3_0:
+    case NVML_NVLINK_VERSION_3_1: return 3;
+    case NVML_NVLINK_VERSION_4_0: return 4;
+    case NVML_NVLINK_VERSION_5_0: return 5;
+    default: return 0;
+  }
+}
+
+bool same_function(const nvmlPciInfo_t& remote, const std::string& bus_id) {
+  unsigned domain = 0, bus = 0, device = 0;
+  if (std::sscanf(bus_id.c_str(), "%x:%x:%x", &domain, &bus, &device) != 3) return false;
+  return remote.domain == domain && remote.bus == bus && remote.device == device;
+}
+
+void add_nvml_facts(Nvml& nvml, Machine& machine) {
+  if (nvml.driver_version) {
+    char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
+    if (nvml.driver_version(version, sizeof version) == NVML_SUCCESS)
+      machine.driver_version = std::string(version) + " (" + machine.driver_version + ")";
+  }
+  for (GpuFacts& gpu : machine.gpus) {
+    nvmlDevice_t handle{};
+    if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) continue;
+    unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
+    if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
+        nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&
+        nvml.max_generation(handle, &max_gen) == NVML_SUCCESS && nvml.max_width(handle, &max_width) == NVML_SUCCESS) {
+      gpu.pcie = {.generation = static_cast<int>(gen),
+                  .width = static_cast<int>(width),
+                  .max_generation = static_cast<int>(max_gen),
+                  .max_width = static_cast<int>(max_width),
+                  .source = "nvml"};
+    }
+    if (!nvml.nvlink_state || !nvml.nvlink_remote) continue;
+    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+      nvmlEnableState_t active{};
+      if (nvml.nvlink_state(handle, link, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED) continue;
+      nvmlPciInfo_t remote{};
+      if (nvml.nvlink_remote(handle, link, &remote) != NVML_SUCCESS) continue;
+      unsigned version = 0;
+      if (nvml.nvlink_version) nvml.nvlink_version(handle, link, &version);
+      for (PeerFacts& peer : machine.peers) {
+        if (peer.from == gpu.index && same_function(remote, machine.gpus[peer.to].pci_bus_id)) {
+          ++peer.nvlinks;
+          peer.nvlink_version = nvlink_major_version(version);
+        }
+      }
+    }
+  }
+}
+
+#endif
+
+}  // namespace
+
+void add_link_facts(Machine& machine) {
+#if FERRY_WITH_NVML
+  Nvml nvml;
+  if (nvml.open()) add_nvml_facts(nvml, machine);
+#endif
+  for (GpuFacts& gpu : machine.gpus)
+    if (gpu.pcie.source.empty()) add_sysfs_pcie(gpu);
+}
+
+}  // namespace ferry::cuda

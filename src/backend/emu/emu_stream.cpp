@@ -1,0 +1,139 @@
+#include "backend/emu/emu_stream.hpp"
+
+#include <cstring>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace ferry::emu {
+
+std::uint64_t EmuEvent::issue_record() {
+  std::lock_guard lock(mutex_);
+  return ++issued_;
+}
+
+void EmuEvent::complete(std::uint64_t generation) {
+  {
+    std::lock_guard lock(mutex_);
+    when_ = HostClock::now();
+    completed_ = std::max(completed_, generation);
+  }
+  completed_cv_.notify_all();
+}
+
+void EmuEvent::wait_for(std::uint64_t generation) const {
+  std::unique_lock lock(mutex_);
+  completed_cv_.wait(lock, [&] { return completed_ >= generation; });
+}
+
+std::uint64_t EmuEvent::latest_issued() const {
+  std::lock_guard lock(mutex_);
+  return issued_;
+}
+
+double EmuEvent::seconds_since(const Event& start) const {
+  const auto& begin = dynamic_cast<const EmuEvent&>(start);
+  std::scoped_lock lock(mutex_, begin.mutex_);
+  if (completed_ == 0 || begin.completed_ == 0) throw RuntimeFailure("emu: timing an event that never completed");
+  return seconds_between(begin.when_, when_);
+}
+
+EmuStream::EmuStream(int device) : device_(device), worker_([this] { run_queue(); }) {}
+
+EmuStream::~EmuStream() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  worker_.join();
+}
+
+void EmuStream::run_queue() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left to do
+    Operation operation = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    try {
+      operation();
+    } catch (...) {
+      lock.lock();
+      if (!failure_) failure_ = std::current_exception();
+      lock.unlock();
+    }
+    lock.lock();
+    busy_ = false;
+    if (queue_.empty()) idle_cv_.notify_all();
+  }
+}
+
+void EmuStream::submit(Operation operation) {
+  {
+    std::lock_guard lock(mutex_);
+    if (capturing_) {
+      captured_.push_back(std::move(operation));
+      return;
+    }
+    queue_.push_back(std::move(operation));
+  }
+  work_cv_.notify_one();
+}
+
+void EmuStream::copy(void* destination, const void* source, std::size_t bytes) {
+  submit([=] { std::memcpy(destination, source, bytes); });
+}
+
+void EmuStream::fill(void* destination, std::uint8_t byte, std::size_t bytes) {
+  submit([=] { std::memset(destination, byte, bytes); });
+}
+
+void EmuStream::enqueue_host(std::function<void()> work) { submit(std::move(work)); }
+
+void EmuStream::record(Event& event) {
+  auto& e = dynamic_cast<EmuEvent&>(event);
+  if (capturing_) throw RuntimeFailure("emu: an event cannot be recorded while a stream is captured");
+  const std::uint64_t generation = e.issue_record();
+  submit([&e, generation] { e.complete(generation); });
+}
+
+void EmuStream::wait(const Event& event) {
+  const auto& e = dynamic_cast<const EmuEvent&>(event);
+  if (capturing_) throw RuntimeFailure("emu: a stream cannot wait on an event while it is captured");
+  const std::uint64_t generation = e.latest_issued();
+  submit([&e, generation] { e.wait_for(generation); });
+}
+
+void EmuStream::synchronize() {
+  std::unique_lock lock(mutex_);
+  idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+void EmuStream::begin_capture() {
+  std::lock_guard lock(mutex_);
+  if (capturing_) throw RuntimeFailure("emu: the stream is already being captured");
+  capturing_ = true;
+  captured_.clear();
+}
+
+std::unique_ptr<Graph> EmuStream::end_capture() {
+  std::lock_guard lock(mutex_);
+  if (!capturing_) throw RuntimeFailure("emu: end_capture without begin_capture");
+  capturing_ = false;
+  return std::make_unique<EmuGraph>(std::exchange(captured_, {}));
+}
+
+void EmuStream::replay(const Graph& graph) {
+  const auto& g = dynamic_cast<const EmuGraph&>(graph);
+  // One queue entry for the whole graph: like a graph launch, one submission.
+  const std::vector<Operation>* operations = &g.list();
+  submit([operations] {
+    for (const Operation& op : *operations) op();
+  });
+}
+
+}  // namespace ferry::emu

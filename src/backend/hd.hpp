@@ -1,0 +1,57 @@
+#pragma once
+// What host and device code share: FERRY_HD marks a function that the CUDA
+// backend runs on the GPU and the emulator runs on a CPU thread, and the few
+// memory-model operations such code needs, spelled once for both.
+#include <chrono>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#include <cuda/atomic>
+#define FERRY_HD __host__ __device__
+#else
+#define FERRY_HD
+#endif
+
+namespace ferry {
+
+// Loads and stores that another agent (the host, or a kernel) watches: system
+// scope, because the other side may be across PCIe.
+FERRY_HD inline std::uint64_t load_acquire_system(const std::uint64_t* p) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(p))
+      .load(cuda::memory_order_acquire);
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
+FERRY_HD inline void store_release_system(std::uint64_t* p, std::uint64_t value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_release);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELEASE);
+#endif
+}
+
+FERRY_HD inline void add_relaxed(unsigned long long* counter, unsigned long long value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*counter).fetch_add(value, cuda::memory_order_relaxed);
+#else
+  __atomic_fetch_add(counter, value, __ATOMIC_RELAXED);
+#endif
+}
+
+// Nanoseconds for timeouts inside kernels: the GPU's global timer on the device,
+// the steady clock on the host. Only differences mean anything.
+FERRY_HD inline std::uint64_t timeout_clock_ns() {
+#if defined(__CUDA_ARCH__)
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+#endif
+}
+
+}  // namespace ferry

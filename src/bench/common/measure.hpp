@@ -1,0 +1,36 @@
+#pragma once
+// The timing loops every workload uses: warm up, repeat, time each sample on
+// the device (events) or from the host (steady clock), check each sample.
+#include <functional>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "core/results.hpp"
+
+namespace ferry {
+
+struct Repeat {
+  int warmup = 2;
+  int min_samples = 5;
+  int max_samples = 50;
+  double min_seconds = 0.05;  // keep sampling (up to max_samples) until this much time was measured
+};
+
+struct Trial {
+  std::function<void()> prepare = {};       // before each sample, untimed: poison the outputs
+  std::function<void(Stream&)> enqueue = {}; // the timed work
+  std::function<bool()> check = {};       // after each sample, untimed: did every byte arrive? (may be empty)
+};
+
+struct Measurement {
+  std::vector<double> seconds;
+  Check check = Check::not_applicable;
+};
+
+// Device interval: events recorded before and after the enqueued work.
+Measurement time_on_device(Backend& backend, Stream& stream, const Repeat& repeat, const Trial& trial);
+
+// Host view: steady clock from before the work is enqueued until stream sync returns.
+Measurement time_on_host(Stream& stream, const Repeat& repeat, const Trial& trial);
+
+}  // namespace ferry

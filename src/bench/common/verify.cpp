@@ -1,0 +1,103 @@
+#include "bench/common/verify.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "backend/launch.hpp"
+#include "bench/common/pattern.hpp"
+
+namespace ferry {
+namespace {
+
+// Runs body(first_word, end_word) over the buffer's words on several threads when it is large.
+template <class Body>
+void over_words(std::uint64_t bytes, Body body) {
+  const std::int64_t words = pattern_words(bytes);
+  constexpr std::int64_t words_per_thread = (16ull << 20) / 8;  // below 16 MiB a thread costs more than it saves
+  const std::int64_t threads = std::clamp<std::int64_t>(words / words_per_thread, 1,
+                                                        std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {
+    body(0, words);
+    return;
+  }
+  std::vector<std::jthread> pool;
+  const std::int64_t share = (words + threads - 1) / threads;
+  for (std::int64_t t = 0; t < threads; ++t) {
+    const std::int64_t first = t * share, end = std::min(words, first + share);
+    if (first < end) pool.emplace_back([=] { body(first, end); });
+  }
+}
+
+}  // namespace
+
+void fill_pattern_on_host(void* data, std::uint64_t bytes, std::uint64_t seed) {
+  const FillPattern kernel{static_cast<unsigned char*>(data), bytes, seed};
+  over_words(bytes, [&](std::int64_t first, std::int64_t end) {
+    for (std::int64_t w = first; w < end; ++w) kernel(w);
+  });
+}
+
+std::uint64_t count_mismatches_on_host(const void* data, std::uint64_t bytes, std::uint64_t seed) {
+  std::atomic<std::uint64_t> total{0};
+  over_words(bytes, [&](std::int64_t first, std::int64_t end) {
+    unsigned long long mismatches = 0;
+    const CountMismatches kernel{static_cast<const unsigned char*>(data), bytes, seed, &mismatches};
+    for (std::int64_t w = first; w < end; ++w) kernel(w);
+    total += mismatches;
+  });
+  return total;
+}
+
+void poison_on_host(void* data, std::uint64_t bytes) {
+  over_words(bytes, [&](std::int64_t first, std::int64_t end) {
+    const std::uint64_t from = static_cast<std::uint64_t>(first) * 8;
+    const std::uint64_t to = std::min<std::uint64_t>(bytes, static_cast<std::uint64_t>(end) * 8);
+    std::memset(static_cast<unsigned char*>(data) + from, poison_byte, to - from);
+  });
+}
+
+PatternChecker::Counter& PatternChecker::counter(int device) {
+  auto it = counters_.find(device);
+  if (it == counters_.end()) {
+    Counter c{backend_.allocate_device(device, sizeof(unsigned long long)),
+              backend_.allocate_host(MemoryKind::pinned, sizeof(unsigned long long))};
+    it = counters_.emplace(device, std::move(c)).first;
+  }
+  return it->second;
+}
+
+void PatternChecker::fill(Stream& stream, Buffer& buffer, std::uint64_t seed) {
+  if (buffer.host_visible()) {
+    fill_pattern_on_host(buffer.data(), buffer.bytes(), seed);
+    return;
+  }
+  parallel_for(stream, pattern_words(buffer.bytes()),
+               FillPattern{buffer.as<unsigned char>(), buffer.bytes(), seed});
+  stream.synchronize();
+}
+
+void PatternChecker::poison(Stream& stream, Buffer& buffer) {
+  if (buffer.host_visible()) {
+    poison_on_host(buffer.data(), buffer.bytes());
+    return;
+  }
+  stream.fill(buffer.data(), poison_byte, buffer.bytes());
+  stream.synchronize();
+}
+
+std::uint64_t PatternChecker::mismatches(Stream& stream, const Buffer& buffer, std::uint64_t seed) {
+  if (buffer.host_visible()) return count_mismatches_on_host(buffer.data(), buffer.bytes(), seed);
+  Counter& c = counter(buffer.device());
+  stream.fill(c.device.data(), 0, sizeof(unsigned long long));
+  parallel_for(stream, pattern_words(buffer.bytes()),
+               CountMismatches{buffer.as<const unsigned char>(), buffer.bytes(), seed,
+                               c.device.as<unsigned long long>()});
+  stream.copy(c.host.data(), c.device.data(), sizeof(unsigned long long));
+  stream.synchronize();
+  return *c.host.as<unsigned long long>();
+}
+
+}  // namespace ferry

@@ -1,0 +1,157 @@
+#include "bench/link/link.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "bench/link/link_run.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "model/link_model.hpp"
+
+namespace ferry::link {
+
+LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
+  LinkConfig c;
+  if (capabilities.gpu_timings) {
+    // Up to 1 GiB: pinned copies reach their plateau only past a few hundred MiB.
+    c.sweep_bytes = parse_byte_range(quick ? "64K:256M:x16" : "4K:1G:x4");
+    c.latency_bytes = parse_byte_range(quick ? "4,1K,64K,1M" : "4:1M:x4");
+    c.device_copy_bytes = quick ? 256ull << 20 : 1ull << 30;
+    c.peer_bytes = quick ? 64ull << 20 : 256ull << 20;
+    c.kernels_per_sample = quick ? 200 : 1000;
+    c.flag_round_trips = quick ? 2000 : 10000;
+    c.bandwidth_repeat = quick ? Repeat{1, 3, 5, 0} : Repeat{2, 5, 20, 0.1};
+    c.latency_repeat = quick ? Repeat{10, 50, 50, 0} : Repeat{20, 200, 200, 0};
+    c.dispatch_repeat = quick ? Repeat{1, 5, 5, 0} : Repeat{3, 20, 20, 0};
+  } else {
+    // The emulator's copies are memcpy on one core: smaller sizes keep a run to seconds.
+    c.sweep_bytes = parse_byte_range(quick ? "4K:1M:x16" : "4K:16M:x4");
+    c.latency_bytes = parse_byte_range(quick ? "4,1K,64K" : "4:1M:x16");
+    c.device_copy_bytes = quick ? 1ull << 20 : 16ull << 20;
+    c.peer_bytes = quick ? 1ull << 20 : 4ull << 20;
+    c.kernels_per_sample = quick ? 100 : 1000;
+    c.flag_round_trips = quick ? 1000 : 10000;
+    c.bandwidth_repeat = quick ? Repeat{1, 3, 3, 0} : Repeat{1, 5, 10, 0.02};
+    c.latency_repeat = quick ? Repeat{2, 20, 20, 0} : Repeat{5, 50, 50, 0};
+    c.dispatch_repeat = quick ? Repeat{1, 3, 3, 0} : Repeat{2, 10, 10, 0};
+  }
+  return c;
+}
+
+void validate(Backend& backend, const LinkConfig& config) {
+  if (config.devices.empty()) throw UsageError("no device selected");
+  if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
+    throw UsageError("a device is listed twice in --devices");
+  if (config.sweep_bytes.empty()) throw UsageError("the size sweep is empty");
+  if (config.host_memory.empty()) throw UsageError("no host memory kind selected");
+
+  const std::uint64_t largest = config.sweep_bytes.back();
+  for (int device : config.devices) {
+    const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
+    // Bidirectional copies hold a source and a destination of the largest size at once.
+    const std::uint64_t needed = std::max({2 * largest, 2 * config.device_copy_bytes, 2 * config.peer_bytes});
+    if (needed > status.free_bytes)
+      throw UsageError(fmt::format("the sweep's largest size ({}) needs {} on device {}, which has {} free",
+                                   format_bytes(largest), format_bytes(needed), device,
+                                   format_bytes(status.free_bytes)));
+  }
+  const std::uint64_t host_bytes = backend.describe_machine().host.memory_bytes;
+  if (host_bytes > 0 && 2 * largest > host_bytes)
+    throw UsageError(fmt::format("the sweep's largest size ({}) needs {} of host memory; this host has {}",
+                                 format_bytes(largest), format_bytes(2 * largest), format_bytes(host_bytes)));
+}
+
+model::DeviceProfile& LinkRun::profile_of(int device) {
+  auto& devices = outcome.profile.devices;
+  auto it = std::find_if(devices.begin(), devices.end(), [&](const auto& d) { return d.device == device; });
+  if (it != devices.end()) return *it;
+  devices.push_back({.device = device, .name = gpu(device).name, .pcie_theoretical_Bps = pcie_Bps(device)});
+  return devices.back();
+}
+
+double LinkRun::pcie_Bps(int device) const {
+  const PcieLink& p = gpu(device).pcie;
+  return model::pcie_Bps(p.max_generation, p.max_width);
+}
+
+std::string LinkRun::pcie_basis(int device) const {
+  const PcieLink& p = gpu(device).pcie;
+  return model::pcie_name(p.max_generation, p.max_width);
+}
+
+void LinkRun::skip(std::string why) {
+  auto& skipped = outcome.result.skipped;
+  if (std::find(skipped.begin(), skipped.end(), why) == skipped.end()) skipped.push_back(std::move(why));
+}
+
+namespace {
+
+std::string memory_list(const std::vector<MemoryKind>& kinds) {
+  std::string out;
+  for (MemoryKind k : kinds) out += (out.empty() ? "" : ",") + std::string(to_string(k));
+  return out;
+}
+
+std::string size_list(const std::vector<std::uint64_t>& sizes) {
+  std::string out;
+  for (auto s : sizes) out += (out.empty() ? "" : ",") + format_bytes(s);
+  return out;
+}
+
+}  // namespace
+
+LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& progress) {
+  validate(backend, config);
+  LinkRun run{backend, config, progress, backend.describe_machine(), PatternChecker(backend), {}};
+
+  WorkloadResult& result = run.outcome.result;
+  result.workload = "link";
+  std::string devices;
+  for (int d : config.devices) devices += (devices.empty() ? "" : ",") + std::to_string(d);
+  result.config = {
+      {"devices", devices},
+      {"sweep", size_list(config.sweep_bytes)},
+      {"host_memory", memory_list(config.host_memory)},
+      {"latency_sizes", size_list(config.latency_bytes)},
+      {"device_copy_bytes", static_cast<std::int64_t>(config.device_copy_bytes)},
+      {"peer_bytes", static_cast<std::int64_t>(config.peer_bytes)},
+      {"kernels_per_sample", static_cast<std::int64_t>(config.kernels_per_sample)},
+      {"flag_round_trips", static_cast<std::int64_t>(config.flag_round_trips)},
+  };
+  result.sections = {
+      {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
+      {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
+      {"copy_latency", "Small-copy latency: pinned copy + stream sync, host clock"},
+      {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
+      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round trip"},
+      {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
+      {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
+      {"peer_latency", "Peer latency: 8-byte copy + stream sync, host clock"},
+      {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
+  };
+
+  run.outcome.profile.backend = backend.name();
+  run.outcome.profile.gpu_timings = backend.capabilities().gpu_timings;
+  run.outcome.profile.created_utc = utc_now_iso8601();
+
+  for (int device : config.devices) {
+    run.profile_of(device);
+    if (run.pcie_Bps(device) == 0)
+      run.skip(fmt::format("PCIe model for device {}: the backend reports no PCIe generation and width", device));
+    measure_copy_latency(run, device);
+    measure_dispatch(run, device);
+    measure_flag_round_trip(run, device);
+    measure_host_bandwidth(run, device);
+    measure_zero_copy(run, device);
+    measure_device_copy(run, device);
+    add_ceilings(run, device);
+  }
+  measure_peers(run);
+  if (!backend.capabilities().gpu_timings)
+    result.notes.push_back("emulator: every byte is checked as on a GPU, but the timings are CPU timings");
+  return std::move(run.outcome);
+}
+
+}  // namespace ferry::link

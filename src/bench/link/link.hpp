@@ -1,0 +1,43 @@
+#pragma once
+// `ferry run link`: the machine's ceilings, which every other model builds on.
+#include <cstdint>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "bench/common/measure.hpp"
+#include "core/progress.hpp"
+#include "core/results.hpp"
+#include "model/profile.hpp"
+
+namespace ferry::link {
+
+struct LinkConfig {
+  std::vector<int> devices{0};
+  std::vector<std::uint64_t> sweep_bytes;       // host <-> device bandwidth sizes
+  std::vector<MemoryKind> host_memory{MemoryKind::pinned, MemoryKind::pageable, MemoryKind::mapped};
+  std::vector<std::uint64_t> latency_bytes;     // small copies
+  std::uint64_t device_copy_bytes = 0;
+  std::uint64_t peer_bytes = 0;
+  int kernels_per_sample = 1000;                // launch-rate and graph samples
+  int flag_round_trips = 10000;
+  Repeat bandwidth_repeat;
+  Repeat latency_repeat;
+  Repeat dispatch_repeat;
+
+  // What a run does without options: large sweeps on a GPU, smaller ones on
+  // the emulator (its copies are CPU memcpy), smaller again with --quick.
+  static LinkConfig defaults(const Capabilities& capabilities, bool quick);
+};
+
+struct LinkOutcome {
+  WorkloadResult result;
+  model::MachineProfile profile;
+};
+
+// Throws UsageError when the config asks for what the backend cannot give
+// (a device that does not exist, more memory than a device has free).
+void validate(Backend& backend, const LinkConfig& config);
+
+LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& progress);
+
+}  // namespace ferry::link

@@ -1,0 +1,149 @@
+// Kernel dispatch costs and the persistent kernel's flag round trip: the
+// fixed costs every streaming and dispatch design pays per chunk or per kernel.
+#include <fmt/format.h>
+
+#include "backend/launch.hpp"
+#include "bench/link/link_kernels.hpp"
+#include "bench/link/link_run.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+
+namespace ferry::link {
+namespace {
+
+constexpr double poll_timeout_s = 5.0;
+constexpr std::uint64_t kernel_timeout_ns = 10'000'000'000ull;
+
+// Spins until *flag == value; throws after the poll timeout, naming what it waited for.
+void await_value(const std::uint64_t* flag, std::uint64_t value, const char* what) {
+  const auto start = HostClock::now();
+  while (load_acquire_system(flag) != value) {
+    if (load_acquire_system(flag) == kernel_timed_out)
+      throw RuntimeFailure(fmt::format("{}: the kernel gave up waiting for the host", what));
+    if (seconds_between(start, HostClock::now()) > poll_timeout_s)
+      throw RuntimeFailure(fmt::format("{}: no answer from the kernel within {} s", what, poll_timeout_s));
+  }
+}
+
+Row dispatch_row(std::string what, int device, int kernels, const Measurement& m, double divide_by = 1) {
+  Measurement per_kernel = m;
+  for (double& s : per_kernel.seconds) s /= divide_by;
+  return make_row("dispatch", {{"device", device}, {"what", std::move(what)}, {"kernels per sample", kernels}},
+                  Metric::latency, per_kernel);
+}
+
+}  // namespace
+
+void measure_dispatch(LinkRun& run, int device) {
+  auto stream = run.backend.make_stream(device);
+  model::DeviceProfile& profile = run.profile_of(device);
+  const int kernels = run.config.kernels_per_sample;
+
+  run.progress.step(fmt::format("device {}: kernel launch and sync", device));
+  Trial one{.enqueue = [](Stream& s) { parallel_for(s, 1, EmptyKernel{}); }};
+  Row launch = dispatch_row("launch + sync, one kernel", device, 1, time_on_host(*stream, run.config.latency_repeat, one));
+  profile.launch_and_sync_s = launch.stats().median;
+  run.add(std::move(launch));
+
+  Trial many{.enqueue = [kernels](Stream& s) {
+    for (int k = 0; k < kernels; ++k) parallel_for(s, 1, EmptyKernel{});
+  }};
+  Row per_kernel = dispatch_row("stream launch, per kernel", device, kernels,
+                                time_on_host(*stream, run.config.dispatch_repeat, many), kernels);
+  profile.launch_per_kernel_s = per_kernel.stats().median;
+  run.add(std::move(per_kernel));
+
+  if (run.backend.capabilities().graphs) {
+    run.progress.step(fmt::format("device {}: graph replay", device));
+    stream->begin_capture();
+    for (int k = 0; k < kernels; ++k) parallel_for(*stream, 1, EmptyKernel{});
+    const auto graph = stream->end_capture();
+    Trial replay{.enqueue = [&](Stream& s) { s.replay(*graph); }};
+    Row per_node = dispatch_row("graph replay, per kernel", device, kernels,
+                                time_on_host(*stream, run.config.dispatch_repeat, replay), kernels);
+    profile.graph_per_kernel_s = per_node.stats().median;
+    per_node.note = fmt::format("{:.2f}x the stream launch cost", profile.graph_per_kernel_s / profile.launch_per_kernel_s);
+    run.add(std::move(per_node));
+  } else {
+    run.skip("graph replay: the backend has no graphs");
+  }
+
+  if (!run.backend.capabilities().mapped_memory) {
+    run.skip("sync wake-up: the backend cannot map host memory into a device");
+    return;
+  }
+  // A kernel spins on a mapped flag; the clock runs from the host releasing it
+  // to stream sync returning: the cost of learning a kernel is done by syncing.
+  run.progress.step(fmt::format("device {}: stream-sync wake-up", device));
+  Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));
+  auto* release = flags.as<std::uint64_t>();
+  auto* started = release + 1;
+  const auto* release_view = flags.device_view_as<const std::uint64_t>();
+  auto* started_view = flags.device_view_as<std::uint64_t>() + 1;
+  *release = 0;
+  *started = 0;
+  std::uint64_t ticket = 0;
+  Measurement wakeups;
+  const Repeat& repeat = run.config.latency_repeat;
+  for (int i = 0; i < repeat.warmup + repeat.min_samples; ++i) {
+    ++ticket;
+    parallel_for(*stream, 1, WaitForRelease{release_view, started_view, ticket, kernel_timeout_ns});
+    await_value(started, ticket, "sync wake-up");
+    const auto t0 = HostClock::now();
+    store_release_system(release, ticket);
+    stream->synchronize();
+    const double seconds = seconds_between(t0, HostClock::now());
+    if (load_acquire_system(started) == kernel_timed_out) throw RuntimeFailure("sync wake-up: the kernel timed out");
+    if (i >= repeat.warmup) wakeups.seconds.push_back(seconds);
+  }
+  Row wakeup = dispatch_row("sync wake-up: release kernel -> sync returns", device, 1, wakeups);
+  profile.sync_wakeup_s = wakeup.stats().median;
+  run.add(std::move(wakeup));
+}
+
+void measure_flag_round_trip(LinkRun& run, int device) {
+  if (!run.backend.capabilities().mapped_memory) {
+    run.skip("flag round trip: the backend cannot map host memory into a device");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: persistent-kernel flag round trip x{}", device, run.config.flag_round_trips));
+  auto stream = run.backend.make_stream(device);
+  Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));
+  auto* doorbell = flags.as<std::uint64_t>();
+  auto* reply = doorbell + 1;
+  *doorbell = 0;
+  *reply = 0;
+  parallel_for(*stream, 1,
+               FlagEcho{flags.device_view_as<const std::uint64_t>(), flags.device_view_as<std::uint64_t>() + 1,
+                        kernel_timeout_ns});
+
+  // Whatever happens below, the kernel is told to stop and the stream drained.
+  struct StopKernel {
+    std::uint64_t* doorbell;
+    Stream& stream;
+    ~StopKernel() {
+      store_release_system(doorbell, stop_ticket);
+      try {
+        stream.synchronize();
+      } catch (...) {
+      }
+    }
+  } stop{doorbell, *stream};
+
+  const int warmup = std::max(100, run.config.flag_round_trips / 10);
+  Measurement trips;
+  trips.check = Check::passed;
+  for (int i = 1; i <= warmup + run.config.flag_round_trips; ++i) {
+    const auto t0 = HostClock::now();
+    store_release_system(doorbell, static_cast<std::uint64_t>(i));
+    await_value(reply, static_cast<std::uint64_t>(i), "flag round trip");
+    const double seconds = seconds_between(t0, HostClock::now());
+    if (i > warmup) trips.seconds.push_back(seconds);
+  }
+  Row row = make_row("flag", {{"device", device}, {"round trips", run.config.flag_round_trips}}, Metric::latency, trips);
+  row.note = "every echo matched its sequence number";
+  run.profile_of(device).flag_round_trip_s = row.stats().median;
+  run.add(std::move(row));
+}
+
+}  // namespace ferry::link

@@ -1,0 +1,72 @@
+#pragma once
+// The kernels `link` times. Each is one FERRY_HD body for the GPU and the emulator.
+#include <cstdint>
+
+#include "backend/hd.hpp"
+
+namespace ferry::link {
+
+struct EmptyKernel {
+  FERRY_HD void operator()(std::int64_t) const {}
+};
+
+// 16-byte words, so a GPU thread moves a whole vector per access.
+struct alignas(16) Word128 {
+  std::uint64_t low, high;
+};
+
+// A kernel copying through mapped host memory: zero-copy read or write.
+struct ZeroCopyCopy {
+  const Word128* source;
+  Word128* destination;
+  FERRY_HD void operator()(std::int64_t i) const { destination[i] = source[i]; }
+};
+
+constexpr std::uint64_t kernel_timed_out = ~0ull;
+constexpr std::uint64_t stop_ticket = ~0ull - 1;
+
+// Announces it runs, then spins until the host releases it with `ticket`.
+struct WaitForRelease {
+  const std::uint64_t* release;
+  std::uint64_t* started;
+  std::uint64_t ticket;
+  std::uint64_t timeout_ns;
+
+  FERRY_HD void operator()(std::int64_t) const {
+    store_release_system(started, ticket);
+    const std::uint64_t since = timeout_clock_ns();
+    while (load_acquire_system(release) != ticket) {
+      if (timeout_clock_ns() - since > timeout_ns) {
+        store_release_system(started, kernel_timed_out);
+        return;
+      }
+    }
+  }
+};
+
+// Launched once: echoes every new doorbell value into `reply` until the host
+// rings stop_ticket, or gives up after `idle_timeout_ns` without a new value.
+struct FlagEcho {
+  const std::uint64_t* doorbell;
+  std::uint64_t* reply;
+  std::uint64_t idle_timeout_ns;
+
+  FERRY_HD void operator()(std::int64_t) const {
+    std::uint64_t last = 0;
+    std::uint64_t since = timeout_clock_ns();
+    for (;;) {
+      const std::uint64_t value = load_acquire_system(doorbell);
+      if (value != last) {
+        store_release_system(reply, value);
+        if (value == stop_ticket) return;
+        last = value;
+        since = timeout_clock_ns();
+      } else if (timeout_clock_ns() - since > idle_timeout_ns) {
+        store_release_system(reply, kernel_timed_out);
+        return;
+      }
+    }
+  }
+};
+
+}  // namespace ferry::link

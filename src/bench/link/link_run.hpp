@@ -1,0 +1,60 @@
+#pragma once
+// What the parts of one `link` run share. Internal to bench/link.
+#include <string>
+
+#include "bench/common/verify.hpp"
+#include "bench/link/link.hpp"
+
+namespace ferry::link {
+
+struct LinkRun {
+  Backend& backend;
+  const LinkConfig& config;
+  const Progress& progress;
+  Machine machine;
+  PatternChecker checker;
+  LinkOutcome outcome;
+
+  model::DeviceProfile& profile_of(int device);
+  const GpuFacts& gpu(int device) const { return machine.gpus.at(device); }
+  // The PCIe rate the models use for a device, and its name; 0 and "" when unknown.
+  double pcie_Bps(int device) const;
+  std::string pcie_basis(int device) const;
+
+  void add(Row row) { outcome.result.rows.push_back(std::move(row)); }
+  void skip(std::string why);
+};
+
+// Each part adds its rows and fills its profile figures.
+void measure_copy_latency(LinkRun& run, int device);
+void measure_dispatch(LinkRun& run, int device);
+void measure_flag_round_trip(LinkRun& run, int device);
+void measure_host_bandwidth(LinkRun& run, int device);
+void measure_zero_copy(LinkRun& run, int device);
+void add_ceilings(LinkRun& run, int device);
+void measure_device_copy(LinkRun& run, int device);
+void measure_peers(LinkRun& run);
+
+}  // namespace ferry::link
+
+namespace ferry::link {
+
+inline Row make_row(std::string section, Params params, Metric metric, const Measurement& m, double bytes_per_sample = 0) {
+  Row row;
+  row.section = std::move(section);
+  row.params = std::move(params);
+  row.metric = metric;
+  row.seconds = m.seconds;
+  row.bytes_per_sample = bytes_per_sample;
+  row.check = m.check;
+  return row;
+}
+
+// A seed per (what, device, size), so that no buffer can pass with another run's data.
+inline std::uint64_t seed_for(std::uint64_t what, int device, std::uint64_t bytes) {
+  return (what << 48) ^ (static_cast<std::uint64_t>(device) << 40) ^ bytes;
+}
+
+inline std::int64_t as_param(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+}  // namespace ferry::link

@@ -1,0 +1,66 @@
+#include "cli/cli.hpp"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "bench/registry.hpp"
+#include "cli/link_command.hpp"
+#include "core/error.hpp"
+
+namespace ferry {
+namespace {
+
+std::string workload_names() {
+  std::string names;
+  for (const auto& w : workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
+  return names;
+}
+
+int list_workloads(std::ostream& out) {
+  for (const auto& w : workloads()) out << fmt::format("{:<10} {}\n{:<10} measures: {}\n", w.name, w.summary, "", w.measures);
+  return 0;
+}
+
+}  // namespace
+
+int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> command_line = {"ferry"};
+  command_line.insert(command_line.end(), args.begin(), args.end());
+
+  try {
+    // Name an unknown workload before the parser calls it an unexpected argument.
+    if (args.size() >= 2 && args[0] == "run" && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
+      throw UsageError(fmt::format("unknown workload '{}': ferry knows {} (see `ferry list`)", args[1], workload_names()));
+
+    CLI::App app("ferry: measures, models and speeds up how data moves between hosts and GPUs", "ferry");
+    app.set_version_flag("--version", FERRY_VERSION);
+    app.require_subcommand(1);
+    std::function<int()> action;
+
+    app.add_subcommand("list", "the workloads and what each measures")->callback([&] {
+      action = [&] { return list_workloads(out); };
+    });
+    CLI::App* run = app.add_subcommand("run", "run a workload: ferry run WORKLOAD [options] (ferry run WORKLOAD --help)");
+    run->require_subcommand(1);
+    add_link_commands(app, *run, command_line, action, out);
+
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      const int code = app.exit(e, out, err);
+      return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+    }
+    return action ? action() : 0;
+  } catch (const Error& e) {
+    err << "ferry: " << e.what() << "\n";
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    err << "ferry: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::runtime_failure);
+  }
+}
+
+}  // namespace ferry

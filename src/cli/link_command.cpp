@@ -1,0 +1,118 @@
+#include "cli/link_command.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "backend/select.hpp"
+#include "bench/link/link.hpp"
+#include "cli/run_options.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/table.hpp"
+#include "core/units.hpp"
+
+namespace ferry {
+namespace {
+
+struct LinkOptions {
+  RunOptions run;
+  std::string sizes;
+  std::string memory;
+  std::string latency_sizes;
+  std::string device_copy_bytes;
+  std::string peer_bytes;
+  std::string kernels;
+  std::string round_trips;
+  std::string profile_path;  // probe only
+};
+
+std::vector<MemoryKind> parse_memory(const std::string& text) {
+  std::vector<MemoryKind> kinds;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    if (name == "pinned") kinds.push_back(MemoryKind::pinned);
+    else if (name == "pageable") kinds.push_back(MemoryKind::pageable);
+    else if (name == "mapped") kinds.push_back(MemoryKind::mapped);
+    else throw UsageError(fmt::format("unknown host memory '{}': choose pinned, pageable or mapped", name));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return kinds;
+}
+
+void add_link_options(CLI::App& command, LinkOptions& o) {
+  add_run_options(command, o.run);
+  command.add_option("--sizes", o.sizes, "bandwidth sweep, e.g. 4K:1G:x4, 4K:64K:+4K or 1M,16M (default 4K:1G:x4 on a GPU)");
+  command.add_option("--memory", o.memory, "host memory kinds to sweep: pinned,pageable,mapped (default all)");
+  command.add_option("--latency-sizes", o.latency_sizes, "small-copy latency sizes (default 4:1M:x4 on a GPU)");
+  command.add_option("--device-copy-size", o.device_copy_bytes, "size of the device-to-device copy (default 1G)");
+  command.add_option("--peer-size", o.peer_bytes, "size of each peer copy (default 256M)");
+  command.add_option("--kernels", o.kernels, "empty kernels per launch-rate and graph sample (default 1000)");
+  command.add_option("--round-trips", o.round_trips, "persistent-kernel flag round trips (default 10000)");
+}
+
+link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
+  link::LinkConfig c = link::LinkConfig::defaults(backend.capabilities(), o.run.quick);
+  c.devices = selected_devices(o.run);
+  if (!o.sizes.empty()) c.sweep_bytes = parse_byte_range(o.sizes);
+  if (!o.memory.empty()) c.host_memory = parse_memory(o.memory);
+  if (!o.latency_sizes.empty()) c.latency_bytes = parse_byte_range(o.latency_sizes);
+  if (!o.device_copy_bytes.empty()) c.device_copy_bytes = parse_bytes(o.device_copy_bytes);
+  if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
+  if (!o.kernels.empty()) c.kernels_per_sample = static_cast<int>(parse_positive_count(o.kernels, "--kernels"));
+  if (!o.round_trips.empty()) c.flag_round_trips = static_cast<int>(parse_positive_count(o.round_trips, "--round-trips"));
+  return c;
+}
+
+int run_link(const LinkOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
+  // Everything the user typed is checked before the backend starts or anything runs.
+  if (!o.sizes.empty()) parse_byte_range(o.sizes);
+  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
+  const link::LinkConfig config = make_config(*backend, o);
+
+  Results results;
+  results.ferry_version = FERRY_VERSION;
+  results.created_utc = utc_now_iso8601();
+  results.command_line = command_line;
+  results.machine = backend->describe_machine();
+  out << render_banner(results.machine) << std::flush;
+
+  link::LinkOutcome outcome = link::run(*backend, config, Progress("link", !o.run.quiet));
+  results.workloads.push_back(std::move(outcome.result));
+  const int code = finish_run(results, o.run, out);
+
+  if (!o.profile_path.empty()) {
+    if (code != 0) throw RuntimeFailure(fmt::format("verification FAILED: no profile written to '{}'", o.profile_path));
+    write_file_atomically(o.profile_path, model::profile_to_json(outcome.profile));
+    out << "machine profile: " << o.profile_path << "\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::string>& command_line,
+                       std::function<int()>& action, std::ostream& out) {
+  auto options = std::make_shared<LinkOptions>();
+  CLI::App* link = run.add_subcommand("link", "the machine's ceilings: bandwidth, latency, dispatch, flags, peers");
+  link->footer(
+      "Every copy is verified byte for byte; bandwidth is timed with CUDA events, latency with the host's steady "
+      "clock. Beside each figure: a model (latency + bytes / the PCIe rate ferry derives from the link's generation "
+      "and width) and the measured share of it.");
+  add_link_options(*link, *options);
+  link->callback([&action, &out, options, &command_line] {
+    action = [&out, options, &command_line] { return run_link(*options, command_line, out); };
+  });
+
+  auto probe_options = std::make_shared<LinkOptions>();
+  CLI::App* probe = app.add_subcommand("probe", "run `link` and write the machine profile the models read");
+  add_link_options(*probe, *probe_options);
+  probe->add_option("-o,--output", probe_options->profile_path, "the machine profile to write (JSON)")->required();
+  probe->callback([&action, &out, probe_options, &command_line] {
+    action = [&out, probe_options, &command_line] { return run_link(*probe_options, command_line, out); };
+  });
+}
+
+}  // namespace ferry

@@ -1,0 +1,66 @@
+#include "cli/run_options.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "core/table.hpp"
+
+namespace ferry {
+namespace {
+
+int parse_device(std::string_view text) {
+  int value = -1;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || p != text.data() + text.size() || text.empty())
+    throw UsageError(fmt::format("'{}' is not a device number", text));
+  if (value < 0) throw UsageError(fmt::format("device {} does not exist: devices are numbered from 0", value));
+  return value;
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& command, RunOptions& options) {
+  command.add_option("--backend", options.backend, "cuda, emu, or auto: cuda when a GPU answers, else the CPU emulator")
+      ->default_val("auto");
+  command.add_option("--device", options.device, "the GPU to measure (default 0)");
+  command.add_option("--devices", options.devices, "several GPUs, e.g. 0,1,2,3 (peer figures need two or more)");
+  command.add_flag("--quick", options.quick, "a fast pass: fewer sizes and repetitions");
+  command.add_flag("-q,--quiet", options.quiet, "no progress lines on standard error");
+  command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)");
+  command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)");
+}
+
+std::vector<int> selected_devices(const RunOptions& options) {
+  if (!options.device.empty() && !options.devices.empty()) throw UsageError("give --device or --devices, not both");
+  if (options.devices.empty()) return {options.device.empty() ? 0 : parse_device(options.device)};
+  std::vector<int> devices;
+  std::string_view rest = options.devices;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    devices.push_back(parse_device(rest.substr(0, comma)));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
+  return devices;
+}
+
+int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
+  for (const WorkloadResult& w : results.workloads) out << render_workload(w);
+  // Both files are rendered before either is written, so a failure leaves neither half done.
+  const std::string json = options.json_path.empty() ? "" : results_to_json(results);
+  const std::string csv = options.csv_path.empty() ? "" : results_to_csv(results);
+  if (!options.json_path.empty()) {
+    write_file_atomically(options.json_path, json);
+    out << "results: " << options.json_path << "\n";
+  }
+  if (!options.csv_path.empty()) {
+    write_file_atomically(options.csv_path, csv);
+    out << "rows: " << options.csv_path << "\n";
+  }
+  return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
+}
+
+}  // namespace ferry

@@ -1,0 +1,43 @@
+#include "core/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace ferry {
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+  const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
+  const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  const int saved_errno = errno;
+  std::fclose(file);
+  if (!written || !flushed) {
+    std::remove(temporary.c_str());
+    throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(saved_errno)));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int rename_errno = errno;
+    std::remove(temporary.c_str());
+    throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(rename_errno)));
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace ferry

@@ -1,0 +1,73 @@
+#pragma once
+// What a run produced, as plain data: workloads fill it, core/ renders it as a
+// text table, JSON and CSV. Nothing here knows how a figure was measured.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/machine.hpp"
+#include "core/stats.hpp"
+
+namespace ferry {
+
+using ParamValue = std::variant<std::int64_t, double, std::string>;
+// Ordered: a table shows the parameters in the order the workload gave them.
+// A key ending in "bytes" is a size; tables print it as "4 KiB".
+using Params = std::vector<std::pair<std::string, ParamValue>>;
+
+enum class Metric {
+  rate,     // bytes_per_sample / seconds, shown in GB/s; the median is bytes / median time
+  latency,  // seconds, shown in us
+};
+
+enum class Check { passed, failed, not_applicable };
+
+struct Row {
+  std::string section;
+  Params params;
+  Metric metric = Metric::latency;
+  std::vector<double> seconds;      // every timed sample
+  double bytes_per_sample = 0;      // rate rows: bytes moved in one sample
+  std::optional<double> model;      // the model's prediction in the metric's base unit (B/s or s)
+  std::string model_basis;          // what the model is, e.g. "PCIe Gen5 x16"
+  Check check = Check::not_applicable;
+  std::string note;
+
+  Stats stats() const;              // over `seconds`
+  double value() const;             // the figure in base units (B/s or s), from the median
+  std::optional<double> efficiency() const;  // measured / model, as a rate (a latency's is model / measured)
+};
+
+struct Section {
+  std::string id;
+  std::string title;
+};
+
+struct WorkloadResult {
+  std::string workload;
+  Params config;
+  std::vector<Section> sections;
+  std::vector<Row> rows;
+  std::vector<std::string> skipped;  // "peer bandwidth: needs 2 devices (--devices 0,1)"
+  std::vector<std::string> notes;
+
+  bool passed() const;  // no row failed its check
+};
+
+struct Results {
+  static constexpr const char* schema = "ferry.results/1";
+  std::string ferry_version;
+  std::string created_utc;
+  std::vector<std::string> command_line;
+  Machine machine;
+  std::vector<WorkloadResult> workloads;
+
+  bool passed() const;
+};
+
+std::string utc_now_iso8601();
+
+}  // namespace ferry

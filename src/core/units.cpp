@@ -1,0 +1,135 @@
+#include "core/units.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace ferry {
+namespace {
+
+struct Suffix {
+  std::string_view text;
+  double multiplier;
+};
+
+// Longest first so that "KiB" is not read as "K" followed by junk.
+constexpr Suffix suffixes[] = {
+    {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
+    {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9},     {"TB", 1e12},
+    {"Ki", 0x1p10},  {"Mi", 0x1p20},  {"Gi", 0x1p30},  {"Ti", 0x1p40},
+    {"K", 0x1p10},   {"M", 0x1p20},   {"G", 0x1p30},   {"T", 0x1p40},
+    {"B", 1},        {"", 1},
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void malformed(std::string_view text, std::string_view why) {
+  throw UsageError(fmt::format("malformed size '{}': {}", text, why));
+}
+
+}  // namespace
+
+std::uint64_t parse_bytes(std::string_view raw) {
+  const std::string_view text = trim(raw);
+  if (text.empty()) malformed(raw, "it is empty");
+  if (text.front() == '-') malformed(raw, "a size must be positive");
+
+  std::size_t digits = 0;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  if (digits == 0) malformed(raw, "it does not start with a number");
+
+  double number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
+  if (ec != std::errc() || end != text.data() + digits) malformed(raw, "the number is not readable");
+
+  const std::string_view suffix = trim(text.substr(digits));
+  const auto match = std::find_if(std::begin(suffixes), std::end(suffixes),
+                                  [&](const Suffix& s) { return iequals(s.text, suffix); });
+  if (match == std::end(suffixes))
+    malformed(raw, fmt::format("unknown unit '{}' (use B, K, M, G, T, KiB.., or KB.. for powers of 1000)", suffix));
+
+  const double bytes = number * match->multiplier;
+  if (bytes <= 0) malformed(raw, "a size must be positive");
+  if (bytes >= 0x1p63) malformed(raw, "it is too large");
+  if (bytes != std::floor(bytes)) malformed(raw, "it is not a whole number of bytes");
+  return static_cast<std::uint64_t>(bytes);
+}
+
+std::vector<std::uint64_t> parse_byte_range(std::string_view raw) {
+  const std::string_view text = trim(raw);
+  std::vector<std::uint64_t> sizes;
+
+  if (text.find(',') != std::string_view::npos) {
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      sizes.push_back(parse_bytes(rest.substr(0, comma)));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+  } else if (const auto first = text.find(':'); first != std::string_view::npos) {
+    const auto second = text.find(':', first + 1);
+    if (second == std::string_view::npos)
+      throw UsageError(fmt::format("malformed range '{}': expected START:END:xFACTOR or START:END:+STEP", raw));
+    const std::uint64_t start = parse_bytes(text.substr(0, first));
+    const std::uint64_t end = parse_bytes(text.substr(first + 1, second - first - 1));
+    const std::string_view step = trim(text.substr(second + 1));
+    if (end < start) throw UsageError(fmt::format("malformed range '{}': the end is below the start", raw));
+    if (step.size() < 2 || (step.front() != 'x' && step.front() != '+'))
+      throw UsageError(fmt::format("malformed range '{}': the step '{}' must be xFACTOR or +SIZE", raw, step));
+    if (step.front() == 'x') {
+      std::uint64_t factor = 0;
+      const auto [p, ec] = std::from_chars(step.data() + 1, step.data() + step.size(), factor);
+      if (ec != std::errc() || p != step.data() + step.size() || factor < 2)
+        throw UsageError(fmt::format("malformed range '{}': the factor must be a whole number >= 2", raw));
+      for (std::uint64_t s = start; s <= end; s *= factor) {
+        sizes.push_back(s);
+        if (s > end / factor) break;
+      }
+    } else {
+      const std::uint64_t add = parse_bytes(step.substr(1));
+      for (std::uint64_t s = start; s <= end; s += add) sizes.push_back(s);
+    }
+  } else {
+    sizes.push_back(parse_bytes(text));
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::int64_t parse_positive_count(std::string_view raw, std::string_view what) {
+  const std::string_view text = trim(raw);
+  std::int64_t value = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || p != text.data() + text.size())
+    throw UsageError(fmt::format("{} must be a whole number, not '{}'", what, raw));
+  if (value <= 0) throw UsageError(fmt::format("{} must be at least 1, not {}", what, value));
+  return value;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  if (value == std::floor(value)) return fmt::format("{:.0f} {}", value, units[unit]);
+  return fmt::format("{:.3g} {}", value, units[unit]);
+}
+
+}  // namespace ferry

@@ -1,0 +1,29 @@
+#pragma once
+// Sizes and rates as users write and read them. ferry's sizes are binary for
+// K/M/G/T and KiB/MiB/GiB/TiB, decimal for KB/MB/GB/TB; rates are decimal (GB/s = 1e9 B/s).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ferry {
+
+// "4K", "1MiB", "1.5G", "4096" -> bytes. Throws UsageError naming the text when malformed, zero or negative.
+std::uint64_t parse_bytes(std::string_view text);
+
+// "4K:1G:x4" (geometric), "4K:64K:+4K" (arithmetic), "4K,1M,16M" (list) or one size -> sizes, ascending.
+std::vector<std::uint64_t> parse_byte_range(std::string_view text);
+
+// A count that must be a positive integer ("--reps 0" is an error). `what` names the option.
+std::int64_t parse_positive_count(std::string_view text, std::string_view what);
+
+// 4096 -> "4 KiB", 1536 -> "1.5 KiB", 12 -> "12 B".
+std::string format_bytes(std::uint64_t bytes);
+
+constexpr double bytes_per_GB = 1e9;
+constexpr double seconds_per_us = 1e-6;
+
+inline double to_GBps(double bytes_per_second) { return bytes_per_second / bytes_per_GB; }
+inline double to_us(double seconds) { return seconds / seconds_per_us; }
+
+}  // namespace ferry

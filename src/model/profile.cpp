@@ -1,0 +1,110 @@
+#include "model/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace ferry::model {
+namespace {
+
+using nlohmann::ordered_json;
+
+// One list of the profile's figures, so writing and reading cannot drift apart.
+template <class Visit>
+void each_device_field(DeviceProfile& d, Visit visit) {
+  visit("pcie_theoretical_Bps", d.pcie_theoretical_Bps);
+  visit("h2d_Bps", d.h2d_Bps);
+  visit("d2h_Bps", d.d2h_Bps);
+  visit("bidirectional_Bps", d.bidirectional_Bps);
+  visit("pageable_h2d_Bps", d.pageable_h2d_Bps);
+  visit("pageable_d2h_Bps", d.pageable_d2h_Bps);
+  visit("zero_copy_read_Bps", d.zero_copy_read_Bps);
+  visit("zero_copy_write_Bps", d.zero_copy_write_Bps);
+  visit("copy_latency_h2d_s", d.copy_latency_h2d_s);
+  visit("copy_latency_d2h_s", d.copy_latency_d2h_s);
+  visit("launch_and_sync_s", d.launch_and_sync_s);
+  visit("launch_per_kernel_s", d.launch_per_kernel_s);
+  visit("graph_per_kernel_s", d.graph_per_kernel_s);
+  visit("sync_wakeup_s", d.sync_wakeup_s);
+  visit("flag_round_trip_s", d.flag_round_trip_s);
+  visit("device_copy_Bps", d.device_copy_Bps);
+}
+
+}  // namespace
+
+const DeviceProfile& MachineProfile::device(int index) const {
+  for (const auto& d : devices)
+    if (d.device == index) return d;
+  throw UsageError(fmt::format("the profile has no figures for device {}", index));
+}
+
+std::string profile_to_json(const MachineProfile& profile) {
+  ordered_json devices = ordered_json::array();
+  for (DeviceProfile d : profile.devices) {
+    ordered_json entry = {{"device", d.device}, {"name", d.name}};
+    each_device_field(d, [&](const char* key, double& value) { entry[key] = value; });
+    devices.push_back(entry);
+  }
+  ordered_json peers = ordered_json::array();
+  for (const PeerProfile& p : profile.peers) {
+    peers.push_back({{"from", p.from},
+                     {"to", p.to},
+                     {"direct_access", p.direct_access},
+                     {"copy_Bps", p.copy_Bps},
+                     {"latency_s", p.latency_s}});
+  }
+  const ordered_json doc = {
+      {"schema", MachineProfile::schema},
+      {"backend", profile.backend},
+      {"gpu_timings", profile.gpu_timings},
+      {"created_utc", profile.created_utc},
+      {"devices", devices},
+      {"peers", peers},
+  };
+  return doc.dump(1) + "\n";
+}
+
+MachineProfile profile_from_json(const std::string& text, const std::string& origin) {
+  auto malformed = [&](const std::string& why) {
+    return UsageError(fmt::format("'{}' is not a ferry machine profile: {}", origin, why));
+  };
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw malformed(fmt::format("invalid JSON ({})", e.what()));
+  }
+  if (!doc.is_object() || !doc.contains("schema")) throw malformed("no \"schema\" field");
+  if (doc["schema"] != MachineProfile::schema)
+    throw malformed(fmt::format("schema is {}, expected \"{}\"", doc["schema"].dump(), MachineProfile::schema));
+  try {
+    MachineProfile profile;
+    profile.backend = doc.at("backend").get<std::string>();
+    profile.gpu_timings = doc.at("gpu_timings").get<bool>();
+    profile.created_utc = doc.value("created_utc", "");
+    for (const auto& entry : doc.at("devices")) {
+      DeviceProfile d;
+      d.device = entry.at("device").get<int>();
+      d.name = entry.value("name", "");
+      each_device_field(d, [&](const char* key, double& value) { value = entry.at(key).get<double>(); });
+      profile.devices.push_back(d);
+    }
+    for (const auto& entry : doc.at("peers")) {
+      profile.peers.push_back({.from = entry.at("from").get<int>(),
+                               .to = entry.at("to").get<int>(),
+                               .direct_access = entry.at("direct_access").get<bool>(),
+                               .copy_Bps = entry.at("copy_Bps").get<double>(),
+                               .latency_s = entry.at("latency_s").get<double>()});
+    }
+    return profile;
+  } catch (const nlohmann::json::exception& e) {
+    throw malformed(e.what());
+  }
+}
+
+MachineProfile read_profile(const std::string& path) { return profile_from_json(read_file(path), path); }
+
+}  // namespace ferry::model

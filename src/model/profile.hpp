@@ -1,0 +1,55 @@
+#pragma once
+// The machine profile: the ceilings `ferry run link` measured, which the other
+// workloads' models read (`ferry probe -o profile.json`).
+#include <string>
+#include <vector>
+
+namespace ferry::model {
+
+struct DeviceProfile {
+  int device = 0;
+  std::string name;
+  double pcie_theoretical_Bps = 0;
+  double h2d_Bps = 0;  // pinned memory, copy engine, best median over the size sweep
+  double d2h_Bps = 0;
+  double bidirectional_Bps = 0;  // both directions at once, bytes of both counted
+  double pageable_h2d_Bps = 0;
+  double pageable_d2h_Bps = 0;
+  double zero_copy_read_Bps = 0;   // a kernel reading mapped host memory
+  double zero_copy_write_Bps = 0;  // a kernel writing mapped host memory
+  double copy_latency_h2d_s = 0;   // smallest pinned copy + stream sync, host view
+  double copy_latency_d2h_s = 0;
+  double launch_and_sync_s = 0;         // one empty kernel, launch to sync return
+  double launch_per_kernel_s = 0;       // empty kernels launched back to back
+  double graph_per_kernel_s = 0;        // the same kernels replayed from a graph
+  double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns
+  double flag_round_trip_s = 0;         // host doorbell -> persistent kernel echo seen by the host
+  double device_copy_Bps = 0;
+};
+
+struct PeerProfile {
+  int from = 0;
+  int to = 0;
+  bool direct_access = false;
+  double copy_Bps = 0;
+  double latency_s = 0;  // 8-byte copy + sync
+};
+
+struct MachineProfile {
+  static constexpr const char* schema = "ferry.profile/1";
+  std::string backend;
+  bool gpu_timings = false;
+  std::string created_utc;
+  std::vector<DeviceProfile> devices;
+  std::vector<PeerProfile> peers;
+
+  // Throws UsageError when the profile has no entry for the device.
+  const DeviceProfile& device(int index) const;
+};
+
+std::string profile_to_json(const MachineProfile& profile);
+// Throws UsageError naming `origin` when the text is not a ferry profile.
+MachineProfile profile_from_json(const std::string& text, const std::string& origin);
+MachineProfile read_profile(const std::string& path);
+
+}  // namespace ferry::model
