@@ -9,6 +9,11 @@ if(FERRY_CUDA STREQUAL "ON" OR FERRY_CUDA STREQUAL "AUTO")
       set(CMAKE_CUDA_ARCHITECTURES 90)   # Hopper (H100, H200): the machines ferry is measured on
     endif()
     enable_language(CUDA)
+    # CMake before 3.26 does not know nvcc's flag for C++20; nvcc 12+ takes -std=c++20.
+    if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)

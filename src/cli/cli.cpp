@@ -49,9 +49,15 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {
       app.parse(reversed);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e, out, err);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e, out, err);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e, out, err);
     } catch (const CLI::ParseError& e) {
-      const int code = app.exit(e, out, err);
-      return code == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
+      err << "ferry: " << e.what() << " (--help lists the options)\n";
+      return static_cast<int>(ExitCode::bad_input);
     }
     return action ? action() : 0;
   } catch (const Error& e) {

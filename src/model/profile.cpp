@@ -25,6 +25,8 @@ void each_device_field(DeviceProfile& d, Visit visit) {
   visit("zero_copy_write_Bps", d.zero_copy_write_Bps);
   visit("copy_latency_h2d_s", d.copy_latency_h2d_s);
   visit("copy_latency_d2h_s", d.copy_latency_d2h_s);
+  visit("copy_engine_latency_h2d_s", d.copy_engine_latency_h2d_s);
+  visit("copy_engine_latency_d2h_s", d.copy_engine_latency_d2h_s);
   visit("launch_and_sync_s", d.launch_and_sync_s);
   visit("launch_per_kernel_s", d.launch_per_kernel_s);
   visit("graph_per_kernel_s", d.graph_per_kernel_s);

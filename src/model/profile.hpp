@@ -19,6 +19,8 @@ struct DeviceProfile {
   double zero_copy_write_Bps = 0;  // a kernel writing mapped host memory
   double copy_latency_h2d_s = 0;   // smallest pinned copy + stream sync, host view
   double copy_latency_d2h_s = 0;
+  double copy_engine_latency_h2d_s = 0;  // the same copy timed by events: the device's share of it
+  double copy_engine_latency_d2h_s = 0;
   double launch_and_sync_s = 0;         // one empty kernel, launch to sync return
   double launch_per_kernel_s = 0;       // empty kernels launched back to back
   double graph_per_kernel_s = 0;        // the same kernels replayed from a graph

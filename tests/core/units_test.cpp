@@ -1,1 +1,71 @@
+#include "core/units.hpp"
+
 #include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace ferry {
+namespace {
+
+TEST(Units, SizesWithBinarySuffixesArePowersOf1024) {
+  EXPECT_EQ(parse_bytes("4K"), 4096u);
+  EXPECT_EQ(parse_bytes("1MiB"), 1u << 20);
+  EXPECT_EQ(parse_bytes("1G"), 1ull << 30);
+  EXPECT_EQ(parse_bytes("2gib"), 2ull << 30);
+  EXPECT_EQ(parse_bytes("1.5K"), 1536u);
+  EXPECT_EQ(parse_bytes("4096"), 4096u);
+  EXPECT_EQ(parse_bytes("12B"), 12u);
+}
+
+TEST(Units, SizesWithDecimalSuffixesArePowersOf1000) {
+  EXPECT_EQ(parse_bytes("1KB"), 1000u);
+  EXPECT_EQ(parse_bytes("3MB"), 3'000'000u);
+}
+
+TEST(Units, MalformedSizesAreOneClearError) {
+  for (const char* bad : {"12QB", "", "abc", "-4K", "0", "0K", "1.3B", "K", "4K4", "99999999999T"}) {
+    try {
+      parse_bytes(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Units, GeometricRangeIncludesBothEnds) {
+  EXPECT_EQ(parse_byte_range("4K:1G:x4").size(), 10u);
+  EXPECT_EQ(parse_byte_range("4K:1G:x4").front(), 4096u);
+  EXPECT_EQ(parse_byte_range("4K:1G:x4").back(), 1ull << 30);
+  EXPECT_EQ(parse_byte_range("4:1M:x4").size(), 10u);
+}
+
+TEST(Units, ArithmeticRangesAndListsAreSortedAndUnique) {
+  EXPECT_EQ(parse_byte_range("4K:16K:+4K"), (std::vector<std::uint64_t>{4096, 8192, 12288, 16384}));
+  EXPECT_EQ(parse_byte_range("1M,4K,1M"), (std::vector<std::uint64_t>{4096, 1 << 20}));
+  EXPECT_EQ(parse_byte_range("64K"), (std::vector<std::uint64_t>{65536}));
+}
+
+TEST(Units, MalformedRangesAreRejected) {
+  for (const char* bad : {"4K:1G", "1G:4K:x2", "4K:1G:x1", "4K:1G:y4", "4K:1G:x", "4K,,1M", "4K:1G:+0"}) {
+    EXPECT_THROW(parse_byte_range(bad), UsageError) << bad;
+  }
+}
+
+TEST(Units, CountsMustBePositiveWholeNumbers) {
+  EXPECT_EQ(parse_positive_count("10000", "--round-trips"), 10000);
+  EXPECT_THROW(parse_positive_count("0", "--round-trips"), UsageError);
+  EXPECT_THROW(parse_positive_count("-3", "--round-trips"), UsageError);
+  EXPECT_THROW(parse_positive_count("1.5", "--round-trips"), UsageError);
+  EXPECT_THROW(parse_positive_count("many", "--round-trips"), UsageError);
+}
+
+TEST(Units, BytesAreFormattedForPeople) {
+  EXPECT_EQ(format_bytes(4096), "4 KiB");
+  EXPECT_EQ(format_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(format_bytes(12), "12 B");
+  EXPECT_EQ(format_bytes(1ull << 30), "1 GiB");
+}
+
+}  // namespace
+}  // namespace ferry

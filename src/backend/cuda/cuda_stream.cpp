@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "core/error.hpp"
 
 namespace ferry::cuda {

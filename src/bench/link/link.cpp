@@ -123,7 +123,7 @@ LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& prog
   result.sections = {
       {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
       {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
-      {"copy_latency", "Small-copy latency: pinned copy + stream sync, host clock"},
+      {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
       {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
       {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round trip"},
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},

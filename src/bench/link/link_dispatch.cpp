@@ -2,7 +2,6 @@
 // fixed costs every streaming and dispatch design pays per chunk or per kernel.
 #include <fmt/format.h>
 
-#include "backend/launch.hpp"
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
 #include "core/clock.hpp"
@@ -40,13 +39,13 @@ void measure_dispatch(LinkRun& run, int device) {
   const int kernels = run.config.kernels_per_sample;
 
   run.progress.step(fmt::format("device {}: kernel launch and sync", device));
-  Trial one{.enqueue = [](Stream& s) { parallel_for(s, 1, EmptyKernel{}); }};
+  Trial one{.enqueue = [](Stream& s) { launch_empty(s); }};
   Row launch = dispatch_row("launch + sync, one kernel", device, 1, time_on_host(*stream, run.config.latency_repeat, one));
   profile.launch_and_sync_s = launch.stats().median;
   run.add(std::move(launch));
 
   Trial many{.enqueue = [kernels](Stream& s) {
-    for (int k = 0; k < kernels; ++k) parallel_for(s, 1, EmptyKernel{});
+    for (int k = 0; k < kernels; ++k) launch_empty(s);
   }};
   Row per_kernel = dispatch_row("stream launch, per kernel", device, kernels,
                                 time_on_host(*stream, run.config.dispatch_repeat, many), kernels);
@@ -56,7 +55,7 @@ void measure_dispatch(LinkRun& run, int device) {
   if (run.backend.capabilities().graphs) {
     run.progress.step(fmt::format("device {}: graph replay", device));
     stream->begin_capture();
-    for (int k = 0; k < kernels; ++k) parallel_for(*stream, 1, EmptyKernel{});
+    for (int k = 0; k < kernels; ++k) launch_empty(*stream);
     const auto graph = stream->end_capture();
     Trial replay{.enqueue = [&](Stream& s) { s.replay(*graph); }};
     Row per_node = dispatch_row("graph replay, per kernel", device, kernels,
@@ -87,7 +86,7 @@ void measure_dispatch(LinkRun& run, int device) {
   const Repeat& repeat = run.config.latency_repeat;
   for (int i = 0; i < repeat.warmup + repeat.min_samples; ++i) {
     ++ticket;
-    parallel_for(*stream, 1, WaitForRelease{release_view, started_view, ticket, kernel_timeout_ns});
+    launch_wait_for_release(*stream, WaitForRelease{release_view, started_view, ticket, kernel_timeout_ns});
     await_value(started, ticket, "sync wake-up");
     const auto t0 = HostClock::now();
     store_release_system(release, ticket);
@@ -113,8 +112,7 @@ void measure_flag_round_trip(LinkRun& run, int device) {
   auto* reply = doorbell + 1;
   *doorbell = 0;
   *reply = 0;
-  parallel_for(*stream, 1,
-               FlagEcho{flags.device_view_as<const std::uint64_t>(), flags.device_view_as<std::uint64_t>() + 1,
+  launch_flag_echo(*stream, FlagEcho{flags.device_view_as<const std::uint64_t>(), flags.device_view_as<std::uint64_t>() + 1,
                         kernel_timeout_ns});
 
   // Whatever happens below, the kernel is told to stop and the stream drained.

@@ -4,6 +4,10 @@
 
 #include "backend/hd.hpp"
 
+namespace ferry {
+class Stream;
+}
+
 namespace ferry::link {
 
 struct EmptyKernel {
@@ -68,5 +72,11 @@ struct FlagEcho {
     }
   }
 };
+
+// Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
+void launch_empty(Stream& stream);
+void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
+void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
+void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
 
 }  // namespace ferry::link

@@ -1,0 +1,84 @@
+#include "bench/link/link.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "backend/emu/emu_backend.hpp"
+#include "core/error.hpp"
+
+namespace ferry::link {
+namespace {
+
+LinkConfig quick_config(const Backend& backend) {
+  LinkConfig c = LinkConfig::defaults(backend.capabilities(), true);
+  c.flag_round_trips = 500;
+  return c;
+}
+
+TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
+  emu::EmuBackend backend;
+  LinkConfig config = quick_config(backend);
+  config.devices = {0, 1};
+  const LinkOutcome out = run(backend, config, Progress("link", false));
+  std::set<std::string> sections;
+  for (const Row& r : out.result.rows) sections.insert(r.section);
+  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "device_copy",
+                                             "peer_bandwidth", "peer_latency", "ceiling"}));
+  EXPECT_TRUE(out.result.passed());
+  for (const Row& r : out.result.rows) {
+    EXPECT_FALSE(r.seconds.empty());
+    if (r.section != "dispatch") EXPECT_EQ(r.check, Check::passed) << r.section;
+  }
+}
+
+TEST(Link, TheSweepCoversEveryMemoryKindDirectionAndSize) {
+  emu::EmuBackend backend;
+  const LinkConfig config = quick_config(backend);
+  const LinkOutcome out = run(backend, config, Progress("link", false));
+  const auto bandwidth_rows = std::count_if(out.result.rows.begin(), out.result.rows.end(),
+                                            [](const Row& r) { return r.section == "bandwidth"; });
+  EXPECT_EQ(bandwidth_rows, static_cast<long>(3 * 3 * config.sweep_bytes.size()));
+}
+
+TEST(Link, FlagRoundTripsAreEachASample) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  const auto flag = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) { return r.section == "flag"; });
+  ASSERT_NE(flag, out.result.rows.end());
+  EXPECT_EQ(flag->seconds.size(), 500u);
+}
+
+TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  const model::DeviceProfile& d = out.profile.device(0);
+  EXPECT_EQ(out.profile.backend, "emu");
+  EXPECT_FALSE(out.profile.gpu_timings);
+  for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
+                   d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
+                   d.flag_round_trip_s, d.device_copy_Bps})
+    EXPECT_GT(v, 0);
+}
+
+TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  ASSERT_FALSE(out.result.skipped.empty());
+  EXPECT_NE(out.result.skipped.back().find("needs 2 devices"), std::string::npos);
+}
+
+TEST(Link, BadConfigsAreUsageErrors) {
+  emu::EmuBackend backend;
+  LinkConfig config = quick_config(backend);
+  config.devices = {9};
+  EXPECT_THROW(validate(backend, config), UsageError);
+  config.devices = {0, 0};
+  EXPECT_THROW(validate(backend, config), UsageError);
+  config.devices = {0};
+  config.sweep_bytes = {1ull << 50};
+  EXPECT_THROW(validate(backend, config), UsageError);
+}
+
+}  // namespace
+}  // namespace ferry::link

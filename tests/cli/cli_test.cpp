@@ -1,0 +1,125 @@
+// The command line as a user meets it: every bad input is one clear message
+// and a non-zero exit; good runs print tables and write their files.
+#include "cli/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "backend/select.hpp"
+#include "core/atomic_file.hpp"
+
+namespace ferry {
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome ferry(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = ferry_main(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A fast emulated link run; the test adds what it is about.
+std::vector<std::string> quick_link(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+void expect_bad_input(const Outcome& o, const std::string& message) {
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find(message), std::string::npos) << "stderr was: " << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one message, not several: " << o.err;
+}
+
+TEST(Cli, ListNamesEachWorkloadAndWhatItMeasures) {
+  const Outcome o = ferry({"list"});
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("link"), std::string::npos);
+  EXPECT_NE(o.out.find("measures:"), std::string::npos);
+}
+
+TEST(Cli, HelpExplainsEveryCommand) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"run", "--help"}, {"run", "link", "--help"}, {"probe", "--help"}}) {
+    const Outcome o = ferry(args);
+    EXPECT_EQ(o.code, 0);
+    EXPECT_NE(o.out.find("Usage"), std::string::npos) << o.out;
+  }
+  EXPECT_NE(ferry({"run", "link", "--help"}).out.find("--sizes"), std::string::npos);
+}
+
+TEST(Cli, UnknownWorkload) { expect_bad_input(ferry({"run", "teleport"}), "unknown workload 'teleport'"); }
+
+TEST(Cli, MalformedSize) { expect_bad_input(ferry(quick_link({"--sizes", "12QB"})), "malformed size '12QB'"); }
+
+TEST(Cli, ZeroAndNegativeCounts) {
+  expect_bad_input(ferry({"run", "link", "--backend", "emu", "--round-trips", "0"}), "--round-trips must be at least 1");
+  expect_bad_input(ferry(quick_link({"--kernels", "-5"})), "--kernels must be at least 1");
+}
+
+TEST(Cli, ADeviceThatDoesNotExist) {
+  expect_bad_input(ferry(quick_link({"--device", "9"})), "device 9 does not exist");
+  expect_bad_input(ferry(quick_link({"--devices", "0,7"})), "device 7 does not exist");
+  expect_bad_input(ferry(quick_link({"--device", "-1"})), "device -1 does not exist");
+  expect_bad_input(ferry(quick_link({"--device", "0", "--devices", "0,1"})), "not both");
+}
+
+TEST(Cli, MoreMemoryThanTheDeviceHas) {
+  expect_bad_input(ferry(quick_link({"--sizes", "4K,1P"})), "malformed size '1P'");
+  expect_bad_input(ferry(quick_link({"--sizes", "4K,4T"})), "needs 8 TiB on device 0");
+}
+
+TEST(Cli, AnUnavailableOrUnknownBackend) {
+  expect_bad_input(ferry({"run", "link", "--backend", "quantum"}), "unknown backend 'quantum'");
+  if (cuda_unavailable_reason().empty()) GTEST_SKIP() << "this machine has a GPU";
+  expect_bad_input(ferry({"run", "link", "--backend", "cuda"}), "the cuda backend is not available");
+}
+
+TEST(Cli, UnknownHostMemoryAndOptions) {
+  expect_bad_input(ferry(quick_link({"--memory", "pinned,glass"})), "unknown host memory 'glass'");
+  EXPECT_EQ(ferry({"run", "link", "--frobnicate"}).code, 2);
+  EXPECT_EQ(ferry({}).code, 2);
+}
+
+TEST(Cli, AnEmulatedRunSaysSoPassesAndWritesJsonAndCsv) {
+  const auto dir = std::filesystem::temp_directory_path() / "ferry_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string json = (dir / "link.json").string(), csv = (dir / "link.csv").string();
+  const Outcome o = ferry(quick_link({"--json", json, "--csv", csv}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("EMULATOR"), std::string::npos);
+  EXPECT_NE(o.out.find("link: PASSED"), std::string::npos);
+  const auto doc = nlohmann::json::parse(read_file(json));
+  EXPECT_EQ(doc["schema"], "ferry.results/1");
+  EXPECT_EQ(doc["command_line"][1], "run");
+  EXPECT_EQ(doc["workloads"][0]["name"], "link");
+  EXPECT_EQ(doc["workloads"][0]["verification"], "PASSED");
+  EXPECT_GT(read_file(csv).size(), 100u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, ProbeWritesAProfileTheModelsCanRead) {
+  const auto path = (std::filesystem::temp_directory_path() / "ferry_probe_test.json").string();
+  const Outcome o = ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "-o", path});
+  EXPECT_EQ(o.code, 0) << o.err;
+  const auto doc = nlohmann::json::parse(read_file(path));
+  EXPECT_EQ(doc["schema"], "ferry.profile/1");
+  EXPECT_GT(doc["devices"][0]["flag_round_trip_s"].get<double>(), 0);
+  std::filesystem::remove(path);
+  expect_bad_input(ferry({"probe", "--backend", "emu"}), "--output is required");
+}
+
+TEST(Cli, AResultsFileInAFolderThatDoesNotExistIsAnErrorNotAHalfFile) {
+  const Outcome o = ferry(quick_link({"--json", "/nonexistent-dir/r.json"}));
+  EXPECT_EQ(o.code, 3);
+  EXPECT_NE(o.err.find("cannot write '/nonexistent-dir/r.json'"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace ferry

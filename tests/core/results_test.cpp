@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "core/table.hpp"
+
+namespace ferry {
+namespace {
+
+Results sample_results(Check check) {
+  Row rate;
+  rate.section = "bandwidth";
+  rate.params = {{"memory", "pinned"}, {"bytes", std::int64_t{1} << 20}};
+  rate.metric = Metric::rate;
+  rate.seconds = {2e-5, 1e-5, 4e-5};
+  rate.bytes_per_sample = 1e6;
+  rate.model = 2e11;
+  rate.model_basis = "PCIe Gen5 x16";
+  rate.check = check;
+
+  Row latency;
+  latency.section = "flag";
+  latency.params = {{"round trips", std::int64_t{3}}};
+  latency.seconds = {3e-6, 2e-6, 5e-6};
+
+  WorkloadResult w;
+  w.workload = "link";
+  w.sections = {{"bandwidth", "Bandwidth"}, {"flag", "Flag"}};
+  w.rows = {rate, latency};
+  Results r;
+  r.ferry_version = "0.1.0";
+  r.command_line = {"ferry", "run", "link"};
+  r.machine.backend = "emu";
+  r.workloads = {w};
+  return r;
+}
+
+TEST(Results, RateIsBytesOverTheMedianTime) {
+  const Results results = sample_results(Check::passed);
+  const Row& rate = results.workloads[0].rows[0];
+  EXPECT_DOUBLE_EQ(rate.value(), 1e6 / 2e-5);
+  EXPECT_DOUBLE_EQ(*rate.efficiency(), 5e10 / 2e11);
+}
+
+TEST(Results, JsonCarriesSchemaSamplesStatsModelAndVerification) {
+  const auto doc = nlohmann::json::parse(results_to_json(sample_results(Check::passed)));
+  EXPECT_EQ(doc["schema"], "ferry.results/1");
+  EXPECT_EQ(doc["verification"], "PASSED");
+  EXPECT_EQ(doc["machine"]["timings"], "emulated: CPU timings, not GPU timings");
+  const auto& row = doc["workloads"][0]["rows"][0];
+  EXPECT_EQ(row["samples_s"].size(), 3u);
+  EXPECT_DOUBLE_EQ(row["stats_s"]["median"], 2e-5);
+  EXPECT_DOUBLE_EQ(row["value"], 50.0);  // GB/s
+  EXPECT_DOUBLE_EQ(row["model"], 200.0);
+  EXPECT_EQ(row["unit"], "GB/s");
+  EXPECT_EQ(row["params"]["bytes"], 1 << 20);
+  EXPECT_EQ(doc["workloads"][0]["rows"][1]["unit"], "us");
+}
+
+TEST(Results, AFailedRowFailsTheWorkloadAndTheRun) {
+  const Results r = sample_results(Check::failed);
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(nlohmann::json::parse(results_to_json(r))["verification"], "FAILED");
+  EXPECT_NE(render_workload(r.workloads[0]).find("link: FAILED"), std::string::npos);
+}
+
+TEST(Results, CsvHasOneLinePerRowAndTheUnionOfParameters) {
+  const std::string csv = results_to_csv(sample_results(Check::passed));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  EXPECT_EQ(csv.rfind("workload,section,memory,bytes,round trips,metric", 0), 0u) << csv;
+}
+
+TEST(Results, TableShowsSizesForPeopleAndTheShareOfTheModel) {
+  const std::string table = render_workload(sample_results(Check::passed).workloads[0]);
+  EXPECT_NE(table.find("1 MiB"), std::string::npos) << table;
+  EXPECT_NE(table.find("25.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("PCIe Gen5 x16"), std::string::npos) << table;
+}
+
+TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
+  const auto dir = std::filesystem::temp_directory_path() / "ferry_atomic_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "out.json").string();
+  write_file_atomically(path, "{\"a\": 1}\n");
+  EXPECT_EQ(read_file(path), "{\"a\": 1}\n");
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename(), "out.json");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(AtomicFile, AnUnwritablePathIsAClearErrorAndNoFile) {
+  try {
+    write_file_atomically("/nonexistent-dir/out.json", "x");
+    FAIL() << "wrote into a folder that does not exist";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/out.json"), std::string::npos);
+  }
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent-dir/out.json"));
+}
+
+}  // namespace
+}  // namespace ferry

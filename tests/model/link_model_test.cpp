@@ -1,0 +1,71 @@
+#include "model/link_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "model/profile.hpp"
+
+namespace ferry::model {
+namespace {
+
+TEST(LinkModel, PcieRatesAfterLineEncoding) {
+  EXPECT_NEAR(pcie_Bps(5, 16), 63.015e9, 0.01e9);  // 32 GT/s x16, 128b/130b
+  EXPECT_NEAR(pcie_Bps(4, 16), 31.508e9, 0.01e9);
+  EXPECT_NEAR(pcie_Bps(3, 16), 15.754e9, 0.01e9);
+  EXPECT_NEAR(pcie_Bps(2, 8), 4.0e9, 1e6);          // 5 GT/s x8, 8b/10b
+  EXPECT_NEAR(pcie_Bps(6, 16), 121.0e9, 0.1e9);     // 64 GT/s, 242B/256B flits
+  EXPECT_EQ(pcie_Bps(0, 16), 0);
+  EXPECT_EQ(pcie_Bps(5, 0), 0);
+  EXPECT_EQ(pcie_name(5, 16), "PCIe Gen5 x16");
+}
+
+TEST(LinkModel, TransferTimeIsLatencyPlusBytesOverBandwidth) {
+  EXPECT_DOUBLE_EQ(transfer_seconds(1e9, 1e-5, 1e10), 0.10001);
+  EXPECT_NEAR(transfer_Bps(1e9, 0, 5e10), 5e10, 1);
+  EXPECT_LT(transfer_Bps(4096, 5e-6, 5e10), 1e9);  // small copies are latency-bound
+}
+
+TEST(LinkModel, NvlinkPerLinkRates) {
+  EXPECT_EQ(nvlink_Bps_per_link(4), 25e9);
+  EXPECT_EQ(nvlink_Bps_per_link(5), 50e9);
+  EXPECT_EQ(nvlink_Bps_per_link(0), 0);
+}
+
+TEST(Profile, RoundTripsThroughJson) {
+  MachineProfile p;
+  p.backend = "cuda";
+  p.gpu_timings = true;
+  p.devices.push_back({.device = 0, .name = "H100", .h2d_Bps = 54.8e9, .flag_round_trip_s = 3e-6});
+  p.peers.push_back({.from = 0, .to = 1, .direct_access = true, .copy_Bps = 3e11, .latency_s = 1e-5});
+  const MachineProfile q = profile_from_json(profile_to_json(p), "test");
+  EXPECT_EQ(q.backend, "cuda");
+  EXPECT_DOUBLE_EQ(q.device(0).h2d_Bps, 54.8e9);
+  EXPECT_DOUBLE_EQ(q.device(0).flag_round_trip_s, 3e-6);
+  EXPECT_EQ(q.peers.at(0).to, 1);
+  EXPECT_THROW(q.device(3), UsageError);
+}
+
+TEST(Profile, AMalformedOrForeignFileIsOneClearError) {
+  for (const char* bad : {"not json", "{}", R"({"schema": "ferry.results/1"})", R"({"schema": "ferry.profile/1"})",
+                          R"({"schema": "ferry.profile/1", "backend": "cuda", "gpu_timings": true,
+                              "devices": [{"device": 0}], "peers": []})"}) {
+    try {
+      profile_from_json(bad, "p.json");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'p.json' is not a ferry machine profile"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Profile, AMissingFileIsAUsageErrorNamingIt) {
+  try {
+    read_profile("/nonexistent/profile.json");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/profile.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace ferry::model
