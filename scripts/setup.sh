@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what ferry needs and is missing (Debian packages; NVML's header from
+# PyPI when the CUDA toolkit lacks it), then configures and builds.
+# Usage: scripts/setup.sh [BUILD_DIR] [FERRY_CUDA=AUTO|ON|OFF]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+ferry_cuda=${2:-AUTO}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-pip)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null
+fi
+
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+nvml_dir=""
+if [ "$ferry_cuda" != OFF ] && command -v nvcc > /dev/null; then
+  for d in /usr/local/cuda/include /usr/local/cuda/targets/x86_64-linux/include .deps/nvml .deps/pip/nvidia/cu13/include; do
+    if [ -f "$d/nvml.h" ]; then nvml_dir=$(realpath "$d"); break; fi
+  done
+  if [ -z "$nvml_dir" ]; then
+    echo "setup: fetching NVML's header (PyPI nvidia-nvml-dev) for the link facts"
+    if python3 -m pip install -q --disable-pip-version-check --target .deps/pip nvidia-nvml-dev > /dev/null 2>&1 &&
+       [ -f .deps/pip/nvidia/cu13/include/nvml.h ]; then
+      nvml_dir=$(realpath .deps/pip/nvidia/cu13/include)
+    else
+      echo "setup: no nvml.h; PCIe facts will come from sysfs and NVLink counts will be missing"
+    fi
+  fi
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFERRY_CUDA="$ferry_cuda" \
+  -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" > "$build_dir.configure.log" 2>&1 || { cat "$build_dir.configure.log"; exit 1; }
+grep -E "^-- ferry:" "$build_dir.configure.log" || true
+cmake --build "$build_dir" -j"$(nproc)"

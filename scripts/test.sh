@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Quick start, second command (and CI's): install what is missing, build, and
+# run every test on the emulator. Where nvcc is present the CUDA backend is
+# built too (compile only without a GPU), and a CPU-only build is checked beside it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+
+run_tests() {
+  local dir=$1
+  local count
+  count=$(cd "$dir" && ctest -N | sed -n 's/^Total Tests: //p')
+  if [ -z "$count" ] || [ "$count" -eq 0 ]; then
+    echo "test: no tests were collected in $dir" >&2
+    exit 1
+  fi
+  (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 300)
+}
+
+if command -v nvcc > /dev/null; then
+  scripts/setup.sh build ON
+  run_tests build
+  scripts/setup.sh build-cpu OFF
+  run_tests build-cpu
+else
+  scripts/setup.sh build AUTO
+  run_tests build
+fi
