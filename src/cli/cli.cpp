@@ -8,14 +8,13 @@
 #include "bench/registry.hpp"
 #include "cli/link_command.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ferry {
 namespace {
 
 std::string workload_names() {
-  std::string names;
-  for (const auto& w : workloads()) names += (names.empty() ? "" : ", ") + std::string(w.name);
-  return names;
+  return join(workloads(), ", ", [](const WorkloadInfo& w) { return std::string(w.name); });
 }
 
 int list_workloads(std::ostream& out) {

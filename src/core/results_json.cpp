@@ -159,14 +159,20 @@ std::string results_to_csv(const Results& results) {
         if (seen.insert(key).second) keys.push_back(key);
 
   std::string out = "workload,section";
-  for (const auto& k : keys) out += "," + csv_field(k);
+  for (const auto& k : keys) {
+    out += ',';
+    out += csv_field(k);
+  }
   out += ",metric,unit,value,model,efficiency,check,samples,min_s,median_s,mean_s,p99_s,max_s\n";
   for (const auto& w : results.workloads) {
     for (const auto& row : w.rows) {
-      out += csv_field(w.workload) + "," + csv_field(row.section);
+      out += csv_field(w.workload);
+      out += ',';
+      out += csv_field(row.section);
       for (const auto& k : keys) {
         const auto it = std::find_if(row.params.begin(), row.params.end(), [&](const auto& p) { return p.first == k; });
-        out += "," + (it == row.params.end() ? std::string() : csv_field(param_text(it->second)));
+        out += ',';
+        if (it != row.params.end()) out += csv_field(param_text(it->second));
       }
       const Stats s = row.stats();
       out += fmt::format(",{},{},{:.6g},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", to_string(row.metric),

@@ -7,6 +7,7 @@
 
 #include "bench/link/link_run.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/link_model.hpp"
 
@@ -89,15 +90,11 @@ void LinkRun::skip(std::string why) {
 namespace {
 
 std::string memory_list(const std::vector<MemoryKind>& kinds) {
-  std::string out;
-  for (MemoryKind k : kinds) out += (out.empty() ? "" : ",") + std::string(to_string(k));
-  return out;
+  return join(kinds, ",", [](MemoryKind k) { return std::string(to_string(k)); });
 }
 
 std::string size_list(const std::vector<std::uint64_t>& sizes) {
-  std::string out;
-  for (auto s : sizes) out += (out.empty() ? "" : ",") + format_bytes(s);
-  return out;
+  return join(sizes, ",", [](std::uint64_t s) { return format_bytes(s); });
 }
 
 }  // namespace
@@ -108,10 +105,8 @@ LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& prog
 
   WorkloadResult& result = run.outcome.result;
   result.workload = "link";
-  std::string devices;
-  for (int d : config.devices) devices += (devices.empty() ? "" : ",") + std::to_string(d);
   result.config = {
-      {"devices", devices},
+      {"devices", join(config.devices, ",", [](int d) { return std::to_string(d); })},
       {"sweep", size_list(config.sweep_bytes)},
       {"host_memory", memory_list(config.host_memory)},
       {"latency_sizes", size_list(config.latency_bytes)},
