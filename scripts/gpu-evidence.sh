@@ -17,5 +17,5 @@ nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 (cd build-gpu && ctest --output-on-failure -j4 > "$out/ctest.log" 2>&1) || { tail -40 "$out/ctest.log"; exit 1; }
 grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || true
 ./build-gpu/src/ferry run link -q --json "$out/link.json" --csv "$out/link.csv" "$@" | tee "$out/link.txt"
-./build-gpu/src/ferry probe -q -o "$out/profile.json" > "$out/probe.txt"
+./build-gpu/src/ferry probe -q -o "$out/profile.json" "$@" > "$out/probe.txt"
 tail -2 "$out/probe.txt"
