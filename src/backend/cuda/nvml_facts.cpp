@@ -2,10 +2,15 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if FERRY_WITH_NVML
 #include <nvml.h>
@@ -71,6 +76,8 @@ struct Nvml {
   decltype(&nvmlDeviceGetNvLinkState) nvlink_state = nullptr;
   decltype(&nvmlDeviceGetNvLinkVersion) nvlink_version = nullptr;
   decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote = nullptr;
+  decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
+  decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
 
   bool open() {
     library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -87,6 +94,8 @@ struct Nvml {
     find(nvlink_state, "nvmlDeviceGetNvLinkState");
     find(nvlink_version, "nvmlDeviceGetNvLinkVersion");
     find(nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    find(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    find(p2p_status, "nvmlDeviceGetP2PStatus");
     return init && shutdown && handle_by_bus_id && init() == NVML_SUCCESS;
   }
 
@@ -117,15 +126,64 @@ bool same_function(const nvmlPciInfo_t& remote, const std::string& bus_id) {
   return remote.domain == domain && remote.bus == bus && remote.device == device;
 }
 
+// A GPU's active NVLinks: those wired straight to another GPU (by its PCI
+// function) and those wired to an NVSwitch, which reach every GPU on the switch.
+struct NvLinks {
+  std::vector<std::pair<nvmlPciInfo_t, int>> to_gpus;  // remote function, links
+  int to_switches = 0;
+  int version = 0;
+};
+
+NvLinks read_nvlinks(Nvml& nvml, nvmlDevice_t handle) {
+  NvLinks links;
+  if (!nvml.nvlink_state || !nvml.nvlink_remote) return links;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t active{};
+    if (nvml.nvlink_state(handle, link, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED) continue;
+    unsigned version = 0;
+    if (nvml.nvlink_version && nvml.nvlink_version(handle, link, &version) == NVML_SUCCESS)
+      links.version = nvlink_major_version(version);
+    nvmlIntNvLinkDeviceType_t type{};
+    if (nvml.nvlink_remote_type && nvml.nvlink_remote_type(handle, link, &type) == NVML_SUCCESS &&
+        type == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
+      ++links.to_switches;
+      continue;
+    }
+    nvmlPciInfo_t remote{};
+    if (nvml.nvlink_remote(handle, link, &remote) != NVML_SUCCESS) continue;
+    auto same = [&](const auto& entry) {
+      return entry.first.domain == remote.domain && entry.first.bus == remote.bus && entry.first.device == remote.device;
+    };
+    auto it = std::find_if(links.to_gpus.begin(), links.to_gpus.end(), same);
+    if (it == links.to_gpus.end()) links.to_gpus.push_back({remote, 1});
+    else ++it->second;
+  }
+  return links;
+}
+
+bool nvlink_p2p(Nvml& nvml, nvmlDevice_t a, nvmlDevice_t b) {
+  if (!nvml.p2p_status) return true;  // older drivers: a switch reaches every GPU on it
+  nvmlGpuP2PStatus_t status{};
+  return nvml.p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
+}
+
 void add_nvml_facts(Nvml& nvml, Machine& machine) {
   if (nvml.driver_version) {
     char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
     if (nvml.driver_version(version, sizeof version) == NVML_SUCCESS)
       machine.driver_version = std::string(version) + " (" + machine.driver_version + ")";
   }
+  std::vector<std::optional<nvmlDevice_t>> handles;
+  std::vector<NvLinks> nvlinks;
   for (GpuFacts& gpu : machine.gpus) {
     nvmlDevice_t handle{};
-    if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) continue;
+    if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) {
+      handles.push_back(std::nullopt);
+      nvlinks.emplace_back();
+      continue;
+    }
+    handles.push_back(handle);
+    nvlinks.push_back(read_nvlinks(nvml, handle));
     unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
     if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
         nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&
@@ -136,21 +194,17 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
                   .max_width = static_cast<int>(max_width),
                   .source = "nvml"};
     }
-    if (!nvml.nvlink_state || !nvml.nvlink_remote) continue;
-    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
-      nvmlEnableState_t active{};
-      if (nvml.nvlink_state(handle, link, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED) continue;
-      nvmlPciInfo_t remote{};
-      if (nvml.nvlink_remote(handle, link, &remote) != NVML_SUCCESS) continue;
-      unsigned version = 0;
-      if (nvml.nvlink_version) nvml.nvlink_version(handle, link, &version);
-      for (PeerFacts& peer : machine.peers) {
-        if (peer.from == gpu.index && same_function(remote, machine.gpus[peer.to].pci_bus_id)) {
-          ++peer.nvlinks;
-          peer.nvlink_version = nvlink_major_version(version);
-        }
-      }
-    }
+  }
+  for (PeerFacts& peer : machine.peers) {
+    const auto& from = nvlinks[peer.from];
+    const auto& to = nvlinks[peer.to];
+    if (!handles[peer.from] || !handles[peer.to]) continue;
+    for (const auto& [remote, count] : from.to_gpus)
+      if (same_function(remote, machine.gpus[peer.to].pci_bus_id)) peer.nvlinks += count;
+    // Through switches the pair moves at the narrower side's switch links.
+    if (from.to_switches > 0 && to.to_switches > 0 && nvlink_p2p(nvml, *handles[peer.from], *handles[peer.to]))
+      peer.nvlinks += std::min(from.to_switches, to.to_switches);
+    if (peer.nvlinks > 0) peer.nvlink_version = from.version;
   }
 }
 
