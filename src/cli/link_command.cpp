@@ -10,6 +10,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace ferry {
@@ -29,15 +30,11 @@ struct LinkOptions {
 
 std::vector<MemoryKind> parse_memory(const std::string& text) {
   std::vector<MemoryKind> kinds;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    const std::string_view name = rest.substr(0, comma);
+  for (std::string_view name : split(text, ',')) {
     if (name == "pinned") kinds.push_back(MemoryKind::pinned);
     else if (name == "pageable") kinds.push_back(MemoryKind::pageable);
     else if (name == "mapped") kinds.push_back(MemoryKind::mapped);
     else throw UsageError(fmt::format("unknown host memory '{}': choose pinned, pageable or mapped", name));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
   }
   return kinds;
 }

@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/text.hpp"
 #include "core/table.hpp"
 
 namespace ferry {
@@ -38,12 +39,7 @@ std::vector<int> selected_devices(const RunOptions& options) {
   if (!options.device.empty() && !options.devices.empty()) throw UsageError("give --device or --devices, not both");
   if (options.devices.empty()) return {options.device.empty() ? 0 : parse_device(options.device)};
   std::vector<int> devices;
-  std::string_view rest = options.devices;
-  while (!rest.empty()) {
-    const auto comma = rest.find(',');
-    devices.push_back(parse_device(rest.substr(0, comma)));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-  }
+  for (std::string_view item : split(options.devices, ',')) devices.push_back(parse_device(item));
   return devices;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ferry {
 
@@ -13,6 +14,17 @@ std::string join(const Range& items, std::string_view separator, Text text) {
     out.append(text(item));
   }
   return out;
+}
+
+// "a,b,,c" -> {"a", "b", "", "c"}: empty items are kept for the caller to reject.
+inline std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> items;
+  for (;;) {
+    const auto at = text.find(separator);
+    items.push_back(text.substr(0, at));
+    if (at == std::string_view::npos) return items;
+    text.remove_prefix(at + 1);
+  }
 }
 
 }  // namespace ferry

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ferry {
 namespace {
@@ -73,12 +74,7 @@ std::vector<std::uint64_t> parse_byte_range(std::string_view raw) {
   std::vector<std::uint64_t> sizes;
 
   if (text.find(',') != std::string_view::npos) {
-    std::string_view rest = text;
-    while (!rest.empty()) {
-      const auto comma = rest.find(',');
-      sizes.push_back(parse_bytes(rest.substr(0, comma)));
-      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    }
+    for (std::string_view item : split(text, ',')) sizes.push_back(parse_bytes(item));
   } else if (const auto first = text.find(':'); first != std::string_view::npos) {
     const auto second = text.find(':', first + 1);
     if (second == std::string_view::npos)
