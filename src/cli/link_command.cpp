@@ -76,7 +76,7 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   results.machine = backend->describe_machine();
   out << render_banner(results.machine) << std::flush;
 
-  link::LinkOutcome outcome = link::run(*backend, config, Progress("link", !o.run.quiet));
+  link::LinkOutcome outcome = link::run(*backend, results.machine, config, Progress("link", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
   const int code = finish_run(results, o.run, out);
 

@@ -7,6 +7,7 @@
 
 #include "backend/launch.hpp"
 #include "backend/select.hpp"
+#include "core/error.hpp"
 
 namespace ferry {
 namespace {
@@ -66,6 +67,37 @@ TEST(Kernel, TheGpuComputesTheSameAsTheEmulator) {
   const auto on_gpu = run_on(*gpu, input);
   EXPECT_EQ(on_gpu, run_on(*emu, input));
   EXPECT_EQ(on_gpu, on_the_host(input));
+}
+
+// Host work queued on a stream runs after the device work before it, and a
+// failure in it surfaces at the next synchronize, on each backend here.
+void check_host_work_order(Backend& backend) {
+  auto stream = backend.make_stream(0);
+  Buffer device = backend.allocate_device(0, 1024 * sizeof(std::uint64_t));
+  Buffer host = backend.allocate_host(MemoryKind::pinned, 1024 * sizeof(std::uint64_t));
+  std::fill_n(host.as<std::uint64_t>(), 1024, 0);
+  const std::vector<std::uint32_t> input(1024, 7);
+  Buffer device_in = backend.allocate_device(0, input.size() * sizeof(std::uint32_t));
+  Buffer host_in = backend.allocate_host(MemoryKind::pinned, device_in.bytes());
+  std::copy(input.begin(), input.end(), host_in.as<std::uint32_t>());
+  stream->copy(device_in.data(), host_in.data(), host_in.bytes());
+  parallel_for(*stream, 1024, MixKernel{device_in.as<const std::uint32_t>(), device.as<std::uint64_t>()});
+  stream->copy(host.data(), device.data(), device.bytes());
+  std::uint64_t seen = 0;
+  stream->enqueue_host([&] { seen = host.as<std::uint64_t>()[1023]; });
+  stream->synchronize();
+  EXPECT_EQ(seen, on_the_host(input)[1023]);
+
+  stream->enqueue_host([] { throw RuntimeFailure("host work failed"); });
+  EXPECT_THROW(stream->synchronize(), RuntimeFailure);
+  stream->synchronize();  // reported once
+}
+
+TEST(Kernel, HostWorkRunsInStreamOrderOnTheEmulator) { check_host_work_order(*make_backend("emu")); }
+
+TEST(Kernel, HostWorkRunsInStreamOrderOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  check_host_work_order(*make_backend("cuda"));
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   emu::EmuBackend backend;
   LinkConfig config = quick_config(backend);
   config.devices = {0, 1};
-  const LinkOutcome out = run(backend, config, Progress("link", false));
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
   std::set<std::string> sections;
   for (const Row& r : out.result.rows) sections.insert(r.section);
   EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "device_copy",
@@ -35,7 +35,7 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
 TEST(Link, TheSweepCoversEveryMemoryKindDirectionAndSize) {
   emu::EmuBackend backend;
   const LinkConfig config = quick_config(backend);
-  const LinkOutcome out = run(backend, config, Progress("link", false));
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
   const auto bandwidth_rows = std::count_if(out.result.rows.begin(), out.result.rows.end(),
                                             [](const Row& r) { return r.section == "bandwidth"; });
   EXPECT_EQ(bandwidth_rows, static_cast<long>(3 * 3 * config.sweep_bytes.size()));
@@ -43,7 +43,7 @@ TEST(Link, TheSweepCoversEveryMemoryKindDirectionAndSize) {
 
 TEST(Link, FlagRoundTripsAreEachASample) {
   emu::EmuBackend backend;
-  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   const auto flag = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) { return r.section == "flag"; });
   ASSERT_NE(flag, out.result.rows.end());
   EXPECT_EQ(flag->seconds.size(), 500u);
@@ -51,7 +51,7 @@ TEST(Link, FlagRoundTripsAreEachASample) {
 
 TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   emu::EmuBackend backend;
-  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   const model::DeviceProfile& d = out.profile.device(0);
   EXPECT_EQ(out.profile.backend, "emu");
   EXPECT_FALSE(out.profile.gpu_timings);
@@ -63,7 +63,7 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
 
 TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {
   emu::EmuBackend backend;
-  const LinkOutcome out = run(backend, quick_config(backend), Progress("link", false));
+  const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   ASSERT_FALSE(out.result.skipped.empty());
   EXPECT_NE(out.result.skipped.back().find("needs 2 devices"), std::string::npos);
 }

@@ -61,24 +61,23 @@ void CudaStream::fill(void* destination, std::uint8_t byte, std::size_t bytes) {
 namespace {
 struct HostWork {
   std::function<void()> work;
-  CudaStream* stream;
+  std::exception_ptr* failure;
 };
 }  // namespace
 
+void CudaStream::run_host_work(void* p) {
+  std::unique_ptr<HostWork> item(static_cast<HostWork*>(p));
+  try {
+    item->work();
+  } catch (...) {
+    *item->failure = std::current_exception();
+  }
+}
+
 void CudaStream::enqueue_host(std::function<void()> work) {
   use_device(device_);
-  auto* item = new HostWork{std::move(work), this};
-  const cudaError_t error = cudaLaunchHostFunc(
-      stream_,
-      [](void* p) {
-        std::unique_ptr<HostWork> item(static_cast<HostWork*>(p));
-        try {
-          item->work();
-        } catch (...) {
-          item->stream->host_failure_ = std::current_exception();
-        }
-      },
-      item);
+  auto* item = new HostWork{std::move(work), &host_failure_};
+  const cudaError_t error = cudaLaunchHostFunc(stream_, &CudaStream::run_host_work, item);
   if (error != cudaSuccess) delete item;
   FERRY_CUDA(error);
 }

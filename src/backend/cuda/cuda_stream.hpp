@@ -50,10 +50,11 @@ class CudaStream final : public Stream {
   std::unique_ptr<Graph> end_capture() override;
   void replay(const Graph& graph) override;
 
-  std::exception_ptr host_failure_;  // from a host function, rethrown by synchronize
-
  private:
+  static void run_host_work(void* work);
+
   int device_;
+  std::exception_ptr host_failure_;  // from a host function, rethrown by synchronize
   cudaStream_t stream_ = nullptr;
 };
 

@@ -58,7 +58,7 @@ void validate(Backend& backend, const LinkConfig& config) {
                                    format_bytes(largest), format_bytes(needed), device,
                                    format_bytes(status.free_bytes)));
   }
-  const std::uint64_t host_bytes = backend.describe_machine().host.memory_bytes;
+  const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && 2 * largest > host_bytes)
     throw UsageError(fmt::format("the sweep's largest size ({}) needs {} of host memory; this host has {}",
                                  format_bytes(largest), format_bytes(2 * largest), format_bytes(host_bytes)));
@@ -99,9 +99,9 @@ std::string size_list(const std::vector<std::uint64_t>& sizes) {
 
 }  // namespace
 
-LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& progress) {
+LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& config, const Progress& progress) {
   validate(backend, config);
-  LinkRun run{backend, config, progress, backend.describe_machine(), PatternChecker(backend), {}};
+  LinkRun run{backend, config, progress, machine, PatternChecker(backend), {}};
 
   WorkloadResult& result = run.outcome.result;
   result.workload = "link";

@@ -38,6 +38,7 @@ struct LinkOutcome {
 // (a device that does not exist, more memory than a device has free).
 void validate(Backend& backend, const LinkConfig& config);
 
-LinkOutcome run(Backend& backend, const LinkConfig& config, const Progress& progress);
+// `machine` is the backend's description (Backend::describe_machine), taken once by the caller.
+LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& config, const Progress& progress);
 
 }  // namespace ferry::link
