@@ -19,7 +19,6 @@ struct Capabilities {
   bool gpu_timings = false;           // events and clocks time a GPU (false: the emulator's CPU)
   bool graphs = false;                // capture a stream's work once and replay it
   bool mapped_memory = false;         // kernels reach mapped host memory
-  bool peer_access = false;           // devices reach each other's memory
 };
 
 class Event;

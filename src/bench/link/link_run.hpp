@@ -35,10 +35,6 @@ void add_ceilings(LinkRun& run, int device);
 void measure_device_copy(LinkRun& run, int device);
 void measure_peers(LinkRun& run);
 
-}  // namespace ferry::link
-
-namespace ferry::link {
-
 inline Row make_row(std::string section, Params params, Metric metric, const Measurement& m, double bytes_per_sample = 0) {
   Row row;
   row.section = std::move(section);
