@@ -9,7 +9,6 @@
 #include <fstream>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #if FERRY_WITH_NVML
@@ -126,10 +125,11 @@ bool same_function(const nvmlPciInfo_t& remote, const std::string& bus_id) {
   return remote.domain == domain && remote.bus == bus && remote.device == device;
 }
 
-// A GPU's active NVLinks: those wired straight to another GPU (by its PCI
-// function) and those wired to an NVSwitch, which reach every GPU on the switch.
+// A GPU's active NVLinks: those wired straight to another GPU (one entry per
+// link, naming the GPU's PCI function) and those wired to an NVSwitch, which
+// reach every GPU on the switch.
 struct NvLinks {
-  std::vector<std::pair<nvmlPciInfo_t, int>> to_gpus;  // remote function, links
+  std::vector<nvmlPciInfo_t> to_gpus;
   int to_switches = 0;
   int version = 0;
 };
@@ -150,13 +150,7 @@ NvLinks read_nvlinks(Nvml& nvml, nvmlDevice_t handle) {
       continue;
     }
     nvmlPciInfo_t remote{};
-    if (nvml.nvlink_remote(handle, link, &remote) != NVML_SUCCESS) continue;
-    auto same = [&](const auto& entry) {
-      return entry.first.domain == remote.domain && entry.first.bus == remote.bus && entry.first.device == remote.device;
-    };
-    auto it = std::find_if(links.to_gpus.begin(), links.to_gpus.end(), same);
-    if (it == links.to_gpus.end()) links.to_gpus.push_back({remote, 1});
-    else ++it->second;
+    if (nvml.nvlink_remote(handle, link, &remote) == NVML_SUCCESS) links.to_gpus.push_back(remote);
   }
   return links;
 }
@@ -173,17 +167,16 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
     if (nvml.driver_version(version, sizeof version) == NVML_SUCCESS)
       machine.driver_version = std::string(version) + " (" + machine.driver_version + ")";
   }
-  std::vector<std::optional<nvmlDevice_t>> handles;
-  std::vector<NvLinks> nvlinks;
+  // Per GPU of `machine`, in its order: NVML's handle (none when NVML does not know the GPU) and its links.
+  struct Seen {
+    std::optional<nvmlDevice_t> handle;
+    NvLinks links;
+  };
+  std::vector<Seen> seen(machine.gpus.size());
   for (GpuFacts& gpu : machine.gpus) {
     nvmlDevice_t handle{};
-    if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) {
-      handles.push_back(std::nullopt);
-      nvlinks.emplace_back();
-      continue;
-    }
-    handles.push_back(handle);
-    nvlinks.push_back(read_nvlinks(nvml, handle));
+    if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) continue;
+    seen[gpu.index] = {handle, read_nvlinks(nvml, handle)};
     unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
     if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
         nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&
@@ -196,15 +189,15 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
     }
   }
   for (PeerFacts& peer : machine.peers) {
-    const auto& from = nvlinks[peer.from];
-    const auto& to = nvlinks[peer.to];
-    if (!handles[peer.from] || !handles[peer.to]) continue;
-    for (const auto& [remote, count] : from.to_gpus)
-      if (same_function(remote, machine.gpus[peer.to].pci_bus_id)) peer.nvlinks += count;
+    const Seen& from = seen[peer.from];
+    const Seen& to = seen[peer.to];
+    if (!from.handle || !to.handle) continue;
+    for (const nvmlPciInfo_t& remote : from.links.to_gpus)
+      if (same_function(remote, machine.gpus[peer.to].pci_bus_id)) ++peer.nvlinks;
     // Through switches the pair moves at the narrower side's switch links.
-    if (from.to_switches > 0 && to.to_switches > 0 && nvlink_p2p(nvml, *handles[peer.from], *handles[peer.to]))
-      peer.nvlinks += std::min(from.to_switches, to.to_switches);
-    if (peer.nvlinks > 0) peer.nvlink_version = from.version;
+    if (from.links.to_switches > 0 && to.links.to_switches > 0 && nvlink_p2p(nvml, *from.handle, *to.handle))
+      peer.nvlinks += std::min(from.links.to_switches, to.links.to_switches);
+    if (peer.nvlinks > 0) peer.nvlink_version = from.links.version;
   }
 }
 
