@@ -10,6 +10,7 @@ enum class ExitCode : int {
   verification_failed = 1,  // a run finished but some data arrived wrong
   bad_input = 2,            // the user asked for something ferry cannot do
   runtime_failure = 3,      // a backend, driver or file call failed
+  target_not_met = 4,       // `ferry tune`: every configuration passed, none met the target
 };
 
 class Error : public std::runtime_error {

@@ -6,7 +6,19 @@
 
 namespace ferry {
 
-Stats Row::stats() const { return summarize(seconds); }
+Stats Row::stats() const { return summary ? summary->stats : summarize(seconds); }
+
+std::uint64_t Row::sample_count() const { return summary ? summary->count : seconds.size(); }
+
+void Row::set_samples(std::vector<double> samples) {
+  if (samples.size() <= kept_samples_limit) {
+    seconds = std::move(samples);
+    summary.reset();
+    return;
+  }
+  summary = SampleSummary{summarize(samples), samples.size()};
+  seconds.clear();
+}
 
 double Row::value() const {
   const double median = stats().median;

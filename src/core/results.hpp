@@ -25,18 +25,32 @@ enum class Metric {
 
 enum class Check { passed, failed, not_applicable };
 
+// Statistics over samples too many to store one by one (a stream's per-chunk
+// latencies): computed over every sample, kept instead of them.
+struct SampleSummary {
+  Stats stats;
+  std::uint64_t count = 0;
+};
+
+// Rows keep at most this many samples; beyond it, their summary.
+constexpr std::size_t kept_samples_limit = 10000;
+
 struct Row {
   std::string section;
   Params params;
   Metric metric = Metric::latency;
-  std::vector<double> seconds;      // every timed sample
+  std::vector<double> seconds;      // every timed sample (none when `summary` stands for them)
+  std::optional<SampleSummary> summary;
   double bytes_per_sample = 0;      // rate rows: bytes moved in one sample
   std::optional<double> model;      // the model's prediction in the metric's base unit (B/s or s)
   std::string model_basis;          // what the model is, e.g. "PCIe Gen5 x16"
   Check check = Check::not_applicable;
   std::string note;
 
-  Stats stats() const;              // over `seconds`
+  Stats stats() const;              // over every sample
+  std::uint64_t sample_count() const;
+  // Keeps the samples, or their summary when there are more than kept_samples_limit.
+  void set_samples(std::vector<double> samples);
   double value() const;             // the figure in base units (B/s or s), from the median
   std::optional<double> efficiency() const;  // measured / model, as a rate (a latency's is model / measured)
 };

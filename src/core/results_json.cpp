@@ -91,6 +91,7 @@ ordered_json to_json(const Row& row) {
       {"efficiency", row.efficiency() ? ordered_json(*row.efficiency()) : ordered_json(nullptr)},
       {"check", to_string(row.check)},
       {"bytes_per_sample", row.bytes_per_sample},
+      {"samples", row.sample_count()},
       {"samples_s", row.seconds},
       {"stats_s", {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"p99", s.p99}, {"max", s.max}}},
   };
@@ -179,7 +180,7 @@ std::string results_to_csv(const Results& results) {
                          unit_of(row.metric), shown(row.metric, row.value()),
                          row.model ? fmt::format("{:.6g}", shown(row.metric, *row.model)) : "",
                          row.efficiency() ? fmt::format("{:.4f}", *row.efficiency()) : "", to_string(row.check),
-                         row.seconds.size(), s.min, s.median, s.mean, s.p99, s.max);
+                         row.sample_count(), s.min, s.median, s.mean, s.p99, s.max);
     }
   }
   return out;

@@ -109,7 +109,7 @@ std::string render_workload(const WorkloadResult& result) {
         cells.push_back(number(to_us(s.p99)));
         cells.push_back(number(to_us(s.min)));
       }
-      cells.push_back(fmt::format("{}", r->seconds.size()));
+      cells.push_back(fmt::format("{}", r->sample_count()));
       if (any_model) {
         cells.push_back(r->model ? number(rate ? to_GBps(*r->model) : to_us(*r->model)) : "-");
         cells.push_back(r->efficiency() ? fmt::format("{:.1f}%", 100 * *r->efficiency()) : "-");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -114,6 +115,51 @@ std::int64_t parse_positive_count(std::string_view raw, std::string_view what) {
     throw UsageError(fmt::format("{} must be a whole number, not '{}'", what, raw));
   if (value <= 0) throw UsageError(fmt::format("{} must be at least 1, not {}", what, value));
   return value;
+}
+
+namespace {
+
+// Splits "1.5ms" into 1.5 and "ms"; throws naming `kind` when no number leads.
+std::pair<double, std::string_view> number_and_unit(std::string_view raw, std::string_view kind) {
+  const std::string_view text = trim(raw);
+  std::size_t digits = 0;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  double number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
+  if (digits == 0 || ec != std::errc() || end != text.data() + digits)
+    throw UsageError(fmt::format("malformed {} '{}': it does not start with a number", kind, raw));
+  if (number <= 0) throw UsageError(fmt::format("malformed {} '{}': it must be positive", kind, raw));
+  return {number, trim(text.substr(digits))};
+}
+
+}  // namespace
+
+double parse_positive_number(std::string_view raw, std::string_view what) {
+  const std::string_view text = trim(raw);
+  double value = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size())
+    throw UsageError(fmt::format("{} must be a number, not '{}'", what, raw));
+  if (!(value > 0) || !std::isfinite(value)) throw UsageError(fmt::format("{} must be positive, not {}", what, raw));
+  return value;
+}
+
+double parse_duration(std::string_view raw) {
+  constexpr Suffix units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
+  const auto [number, unit] = number_and_unit(raw, "duration");
+  const auto match = std::find_if(std::begin(units), std::end(units), [&](const Suffix& s) { return iequals(s.text, unit); });
+  if (match == std::end(units))
+    throw UsageError(fmt::format("malformed duration '{}': give a unit: ns, us, ms or s (e.g. 20us)", raw));
+  return number * match->multiplier;
+}
+
+double parse_rate(std::string_view raw) {
+  constexpr Suffix units[] = {{"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
+  const auto [number, unit] = number_and_unit(raw, "rate");
+  const auto match = std::find_if(std::begin(units), std::end(units), [&](const Suffix& s) { return iequals(s.text, unit); });
+  if (match == std::end(units))
+    throw UsageError(fmt::format("malformed rate '{}': give a unit: B/s, KB/s, MB/s, GB/s or TB/s (e.g. 40GB/s)", raw));
+  return number * match->multiplier;
 }
 
 std::string format_bytes(std::uint64_t bytes) {

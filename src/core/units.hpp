@@ -17,6 +17,15 @@ std::vector<std::uint64_t> parse_byte_range(std::string_view text);
 // A count that must be a positive integer ("--reps 0" is an error). `what` names the option.
 std::int64_t parse_positive_count(std::string_view text, std::string_view what);
 
+// A positive number, e.g. --flops-per-byte 0.5. `what` names the option.
+double parse_positive_number(std::string_view text, std::string_view what);
+
+// "20us", "1.5ms", "500ns", "2s" -> seconds (a unit is required).
+double parse_duration(std::string_view text);
+
+// "40GB/s", "40 GB/s", "800MB/s" -> bytes per second (decimal: GB/s = 1e9 B/s).
+double parse_rate(std::string_view text);
+
 // 4096 -> "4 KiB", 1536 -> "1.5 KiB", 12 -> "12 B".
 std::string format_bytes(std::uint64_t bytes);
 

@@ -81,6 +81,22 @@ TEST(Results, TableShowsSizesForPeopleAndTheShareOfTheModel) {
   EXPECT_NE(table.find("PCIe Gen5 x16"), std::string::npos) << table;
 }
 
+TEST(Results, ManySamplesAreKeptAsTheirStatisticsOverEveryOne) {
+  std::vector<double> samples(kept_samples_limit + 1);
+  for (std::size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<double>(i + 1);
+  Row row;
+  row.set_samples(samples);
+  EXPECT_TRUE(row.seconds.empty());
+  EXPECT_EQ(row.sample_count(), samples.size());
+  EXPECT_DOUBLE_EQ(row.stats().max, static_cast<double>(samples.size()));
+  EXPECT_DOUBLE_EQ(row.stats().median, summarize(samples).median);
+
+  Row few;
+  few.set_samples({1, 2, 3});
+  EXPECT_EQ(few.seconds.size(), 3u);
+  EXPECT_FALSE(few.summary.has_value());
+}
+
 TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
   const auto dir = std::filesystem::temp_directory_path() / "ferry_atomic_test";
   std::filesystem::create_directories(dir);

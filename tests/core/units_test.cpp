@@ -67,5 +67,31 @@ TEST(Units, BytesAreFormattedForPeople) {
   EXPECT_EQ(format_bytes(1ull << 30), "1 GiB");
 }
 
+TEST(Units, DurationsNeedAUnit) {
+  EXPECT_DOUBLE_EQ(parse_duration("20us"), 20e-6);
+  EXPECT_DOUBLE_EQ(parse_duration("1.5ms"), 1.5e-3);
+  EXPECT_DOUBLE_EQ(parse_duration("500 ns"), 500e-9);
+  EXPECT_DOUBLE_EQ(parse_duration("2s"), 2);
+  EXPECT_THROW(parse_duration("20"), UsageError);
+  EXPECT_THROW(parse_duration("20 parsecs"), UsageError);
+  EXPECT_THROW(parse_duration("-3us"), UsageError);
+  EXPECT_THROW(parse_duration("0us"), UsageError);
+}
+
+TEST(Units, RatesAreDecimalBytesPerSecond) {
+  EXPECT_DOUBLE_EQ(parse_rate("40GB/s"), 40e9);
+  EXPECT_DOUBLE_EQ(parse_rate("800 MB/s"), 800e6);
+  EXPECT_THROW(parse_rate("40G"), UsageError);
+  EXPECT_THROW(parse_rate("fast"), UsageError);
+}
+
+TEST(Units, PositiveNumbersRejectZeroNegativeAndJunk) {
+  EXPECT_DOUBLE_EQ(parse_positive_number("0.5", "--x"), 0.5);
+  EXPECT_THROW(parse_positive_number("0", "--x"), UsageError);
+  EXPECT_THROW(parse_positive_number("-1", "--x"), UsageError);
+  EXPECT_THROW(parse_positive_number("1e", "--x"), UsageError);
+  EXPECT_THROW(parse_positive_number("nan", "--x"), UsageError);
+}
+
 }  // namespace
 }  // namespace ferry

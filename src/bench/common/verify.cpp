@@ -3,32 +3,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <thread>
-#include <vector>
 
 #include "backend/launch.hpp"
 #include "bench/common/pattern.hpp"
+#include "core/host_parallel.hpp"
 
 namespace ferry {
 namespace {
 
-// Runs body(first_word, end_word) over the buffer's words on several threads when it is large.
+// Below 16 MiB a thread costs more than it saves.
 template <class Body>
 void over_words(std::uint64_t bytes, Body body) {
-  const std::int64_t words = pattern_words(bytes);
-  constexpr std::int64_t words_per_thread = (16ull << 20) / 8;  // below 16 MiB a thread costs more than it saves
-  const std::int64_t threads = std::clamp<std::int64_t>(words / words_per_thread, 1,
-                                                        std::max(1u, std::thread::hardware_concurrency()));
-  if (threads == 1) {
-    body(0, words);
-    return;
-  }
-  std::vector<std::jthread> pool;
-  const std::int64_t share = (words + threads - 1) / threads;
-  for (std::int64_t t = 0; t < threads; ++t) {
-    const std::int64_t first = t * share, end = std::min(words, first + share);
-    if (first < end) pool.emplace_back([=] { body(first, end); });
-  }
+  parallel_ranges(pattern_words(bytes), (16ll << 20) / 8, body);
 }
 
 }  // namespace
