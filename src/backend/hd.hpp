@@ -4,12 +4,19 @@
 // memory-model operations such code needs, spelled once for both.
 #include <chrono>
 #include <cstdint>
+#include <thread>
 
 #if defined(__CUDACC__)
 #include <cuda/atomic>
 #define FERRY_HD __host__ __device__
 #else
 #define FERRY_HD
+#endif
+// Asks the device compiler to unroll the loop that follows; the host compiler does not know the pragma.
+#if defined(__CUDA_ARCH__)
+#define FERRY_UNROLL _Pragma("unroll")
+#else
+#define FERRY_UNROLL
 #endif
 
 namespace ferry {
@@ -33,6 +40,35 @@ FERRY_HD inline void store_release_system(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
+// The same between kernels of one device (the persistent pipeline's rings):
+// device scope, so no fence waits for the host.
+FERRY_HD inline std::uint64_t load_acquire_device(const std::uint64_t* p) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*const_cast<std::uint64_t*>(p))
+      .load(cuda::memory_order_acquire);
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
+FERRY_HD inline void store_release_device(std::uint64_t* p, std::uint64_t value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*p).store(value, cuda::memory_order_release);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELEASE);
+#endif
+}
+
+// Adds one and returns the count before, ordering this thread's earlier writes
+// (host memory included) before the count and later reads after it.
+FERRY_HD inline std::uint64_t increment_acq_rel_system(std::uint64_t* counter) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
+#else
+  return __atomic_fetch_add(counter, 1, __ATOMIC_ACQ_REL);
+#endif
+}
+
 FERRY_HD inline void add_relaxed(unsigned long long* counter, unsigned long long value) {
 #if defined(__CUDACC__)
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*counter).fetch_add(value, cuda::memory_order_relaxed);
@@ -51,6 +87,14 @@ FERRY_HD inline std::uint64_t timeout_clock_ns() {
 #else
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+#endif
+}
+
+// Inside a poll loop. On the GPU a spinning thread costs nothing the others
+// need; on the emulator more threads spin than there are cores, so give way.
+FERRY_HD inline void spin_pause() {
+#if !defined(__CUDA_ARCH__)
+  std::this_thread::yield();
 #endif
 }
 
