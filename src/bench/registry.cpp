@@ -10,6 +10,10 @@ const std::vector<WorkloadInfo>& workloads() {
        "H2D/D2H/bidirectional bandwidth for pinned, pageable and mapped memory over a size sweep; zero-copy "
        "kernel reads and writes; small-copy latency; kernel launch, graph replay and stream-sync costs; "
        "persistent-kernel flag round trip; device copy bandwidth; peer bandwidth and latency per pair"},
+      {"stream", "host <-> device streaming designs: how soon a chunk is back vs how fast the stream moves",
+       "per-chunk latency (median, p99) and stream throughput of offload, chunked, zero-copy, multi-kernel "
+       "pipeline and persistent producer/consumer designs over a chunk sweep, each output word verified, "
+       "beside a model built from link's ceilings; `ferry tune stream` searches for a latency or throughput target"},
   };
   return all;
 }

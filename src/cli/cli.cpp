@@ -7,6 +7,7 @@
 
 #include "bench/registry.hpp"
 #include "cli/link_command.hpp"
+#include "cli/stream_command.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -30,7 +31,7 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
 
   try {
     // Name an unknown workload before the parser calls it an unexpected argument.
-    if (args.size() >= 2 && args[0] == "run" && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
+    if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
       throw UsageError(fmt::format("unknown workload '{}': ferry knows {} (see `ferry list`)", args[1], workload_names()));
 
     CLI::App app("ferry: measures, models and speeds up how data moves between hosts and GPUs", "ferry");
@@ -43,7 +44,10 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     });
     CLI::App* run = app.add_subcommand("run", "run a workload: ferry run WORKLOAD [options] (ferry run WORKLOAD --help)");
     run->require_subcommand(1);
+    CLI::App* tune = app.add_subcommand("tune", "search a workload's settings for a target: ferry tune stream --latency 20us");
+    tune->require_subcommand(1);
     add_link_commands(app, *run, command_line, action, out);
+    add_stream_commands(*run, *tune, command_line, action, out);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

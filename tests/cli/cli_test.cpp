@@ -121,5 +121,74 @@ TEST(Cli, AResultsFileInAFolderThatDoesNotExistIsAnErrorNotAHalfFile) {
   EXPECT_NE(o.err.find("cannot write '/nonexistent-dir/r.json'"), std::string::npos) << o.err;
 }
 
+std::vector<std::string> quick_stream(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "stream", "--backend", "emu", "--quick", "--quiet", "--total", "256K",
+                                   "--chunks", "16K,64K", "--iterations", "1"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Cli, StreamRunsEveryDesignAndWritesTheLinkProfileItMeasuredBeside) {
+  const std::string path = (std::filesystem::temp_directory_path() / "ferry-stream-test.json").string();
+  const Outcome o = ferry(quick_stream({"--json", path}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("stream: PASSED"), std::string::npos);
+  const auto doc = nlohmann::json::parse(read_file(path));
+  ASSERT_EQ(doc["workloads"].size(), 2u);
+  EXPECT_EQ(doc["workloads"][0]["name"], "link") << "the model's ceilings, measured in the same run";
+  EXPECT_EQ(doc["workloads"][1]["name"], "stream");
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, StreamReadsAProfileInsteadOfMeasuringOne) {
+  const std::string profile = (std::filesystem::temp_directory_path() / "ferry-stream-profile.json").string();
+  ASSERT_EQ(ferry(quick_link({"--sizes", "64K"})).code, 0);
+  ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "-o", profile}).code, 0);
+  const Outcome o = ferry(quick_stream({"--design", "chunked", "--profile", profile}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("\nlink: "), std::string::npos);
+  EXPECT_NE(o.out.find("model ceilings: from the profile " + profile), std::string::npos) << o.out;
+  std::filesystem::remove(profile);
+}
+
+TEST(Cli, StreamBadInputIsOneMessage) {
+  expect_bad_input(ferry(quick_stream({"--design", "fastest"})), "unknown design 'fastest'");
+  const std::vector<std::string> emu_stream = {"run", "stream", "--backend", "emu", "--quiet", "--total", "256K"};
+  auto chunks = [&](std::string text) {
+    std::vector<std::string> args = emu_stream;
+    args.insert(args.end(), {"--chunks", text});
+    return args;
+  };
+  expect_bad_input(ferry(chunks("12QB")), "malformed size '12QB'");
+  expect_bad_input(ferry(chunks("1M")), "larger than the stream");
+  expect_bad_input(ferry(chunks("1000")), "multiple of 16 bytes");
+  expect_bad_input(ferry(quick_stream({"--depth", "0"})), "--depth must be at least 1");
+  expect_bad_input(ferry(quick_stream({"--stages", "-2"})), "--stages must be at least 1");
+  expect_bad_input(ferry(quick_stream({"--flops-per-byte", "lots"})), "--flops-per-byte must be a number");
+  expect_bad_input(ferry(quick_stream({"--device", "7"})), "device 7 does not exist");
+  expect_bad_input(ferry(quick_stream({"--devices", "0,1"})), "stream runs on one device");
+  expect_bad_input(ferry(quick_stream({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
+}
+
+TEST(Cli, TuneNeedsOneTargetWithAUnit) {
+  const std::vector<std::string> base = {"tune", "stream", "--backend", "emu", "--quiet", "--total", "64K", "--chunks", "16K"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  expect_bad_input(ferry(with({})), "give one target");
+  expect_bad_input(ferry(with({"--latency", "20us", "--throughput", "1GB/s"})), "give one target");
+  expect_bad_input(ferry(with({"--latency", "20"})), "malformed duration '20'");
+  expect_bad_input(ferry(with({"--throughput", "40"})), "malformed rate '40'");
+
+  const Outcome met = ferry(with({"--design", "chunked", "--depth", "1,2", "--latency", "10s"}));
+  EXPECT_EQ(met.code, 0) << met.err;
+  EXPECT_NE(met.out.find("best for median latency <= "), std::string::npos) << met.out;
+  const Outcome missed = ferry(with({"--design", "chunked", "--depth", "1", "--latency", "1ns"}));
+  EXPECT_EQ(missed.code, 4) << "every configuration passed, none met the target";
+  EXPECT_NE(missed.out.find("no configuration met"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ferry

@@ -41,6 +41,17 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
   return c;
 }
 
+LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device) {
+  LinkConfig c = defaults(capabilities, true);
+  c.devices = {device};
+  c.host_memory = {MemoryKind::pinned, MemoryKind::mapped};
+  if (capabilities.gpu_timings) {
+    c.sweep_bytes = parse_byte_range("16M:256M:x4");
+    c.flag_round_trips = 10000;
+  }
+  return c;
+}
+
 void validate(Backend& backend, const LinkConfig& config) {
   if (config.devices.empty()) throw UsageError("no device selected");
   if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())

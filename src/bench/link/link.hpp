@@ -27,6 +27,9 @@ struct LinkConfig {
   // What a run does without options: large sweeps on a GPU, smaller ones on
   // the emulator (its copies are CPU memcpy), smaller again with --quick.
   static LinkConfig defaults(const Capabilities& capabilities, bool quick);
+  // The figures another workload's model reads, for one device, in seconds:
+  // pinned and mapped rates at the sizes where they plateau, latencies, flags.
+  static LinkConfig for_models(const Capabilities& capabilities, int device);
 };
 
 struct LinkOutcome {

@@ -1,0 +1,80 @@
+#pragma once
+// `ferry run stream` and `ferry tune stream`: a stream of data that arrives on
+// the host and must come back to it, processed by five designs, measured for
+// latency per chunk and throughput of the whole stream.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "core/progress.hpp"
+#include "core/results.hpp"
+#include "model/profile.hpp"
+
+namespace ferry::stream {
+
+enum class Design {
+  offload,     // all input in, one kernel, all output out
+  chunked,     // per chunk: copy in, kernel, copy out, on `depth` streams
+  zerocopy,    // per chunk: one kernel reading and writing mapped host memory
+  pipeline,    // per chunk: copy in, `stages` kernels, copy out
+  persistent,  // producer, stages and consumer launched once; chunks pass by flags
+};
+
+const std::vector<Design>& all_designs();
+std::string_view to_string(Design design);
+// Throws UsageError naming the known designs.
+Design design_from_string(std::string_view name);
+bool uses_mapped_memory(Design design);
+
+struct StreamConfig {
+  int device = 0;
+  std::vector<Design> designs = all_designs();
+  std::uint64_t total_bytes = 0;
+  std::vector<std::uint64_t> chunk_bytes;  // the sweep; offload always moves the whole stream at once
+  std::vector<int> depths{4};              // chunks in flight at once (k-deep buffering)
+  int stages = 3;
+  double flops_per_byte = 1;               // per stage; rounded to whole multiply-adds per word
+  int iterations = 3;                      // timed passes over the whole stream, after a warm-up
+  std::uint64_t warmup_chunks = 64;        // chunks streamed untimed before each point
+  int persistent_teams = 0;                // teams per persistent role; 0: from the chunk size and the device
+  bool chunk_sweep_given = false;          // the user chose the chunks: a chunk larger than the stream is an error
+  std::string profile_origin = "measured by link in this run";  // where the model's ceilings came from
+
+  // What a run does without options: 1 GiB and 4 KiB..64 MiB on a GPU, less
+  // on the emulator (its copies are memcpy on a CPU), less again with --quick.
+  static StreamConfig defaults(const Capabilities& capabilities, bool quick);
+  // Multiply-adds per 32-bit word per stage (each two operations on four bytes).
+  int rounds_per_stage() const;
+};
+
+// Throws UsageError for what the backend or the host cannot give.
+void validate(Backend& backend, const StreamConfig& config);
+
+// The figures of the machine profile the models read.
+struct Ceilings {
+  model::DeviceProfile link;
+  double fused_compute_Bps = 0;  // every stage in one kernel, device-resident, input bytes per second
+  double stage_compute_Bps = 0;  // one stage as its own kernel
+};
+
+WorkloadResult run(Backend& backend, const Machine& machine, const StreamConfig& config,
+                   const model::DeviceProfile& profile, const Progress& progress);
+
+struct Target {
+  std::optional<double> latency_s;       // meet a median chunk latency, then maximise throughput
+  std::optional<double> throughput_Bps;  // meet a throughput, then minimise latency
+};
+
+// Searches designs x chunks x depths; the result's notes name the best
+// configuration that meets the target, and `met` says whether one did.
+struct TuneOutcome {
+  WorkloadResult result;
+  bool met = false;
+};
+TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& config,
+                 const model::DeviceProfile& profile, const Target& target, const Progress& progress);
+
+}  // namespace ferry::stream

@@ -1,0 +1,199 @@
+// Measuring one point: the host buffers, fresh input per pass, verification,
+// and the designs that launch work per chunk.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "bench/common/verify.hpp"
+#include "bench/stream/stream_kernels.hpp"
+#include "bench/stream/stream_run.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+#include "core/host_parallel.hpp"
+
+namespace ferry::stream {
+namespace {
+
+constexpr std::int64_t words_per_host_thread = 4 << 20;
+// A zero-copy team's share of a chunk: 16 KiB spreads a 256 KiB chunk over 16
+// multiprocessors, enough reads in flight to keep PCIe busy.
+constexpr std::uint64_t zero_copy_quads_per_team = 1024;
+// A persistent team's share, and the most teams per role. Measured on H100: a
+// 256 KiB chunk moved at 18 GB/s with 4 teams per role, 17 with 8, 4 with 32;
+// more teams made the pipeline slower (docs/stream.md).
+constexpr std::uint64_t persistent_quads_per_team = 4096;
+constexpr int persistent_most_teams = 8;
+constexpr double completion_timeout_s = 10.0;
+
+Buffer host_buffer(Backend& backend, std::uint64_t bytes) {
+  return backend.allocate_host(backend.capabilities().mapped_memory ? MemoryKind::mapped : MemoryKind::pinned, bytes);
+}
+
+}  // namespace
+
+StreamBench::StreamBench(Backend& backend, const Machine& machine, const StreamConfig& config)
+    : backend_(backend),
+      config_(config),
+      multiprocessors_(std::max(1, machine.gpus.at(config.device).multiprocessors)),
+      input_(host_buffer(backend, config.total_bytes)),
+      output_(host_buffer(backend, config.total_bytes)) {}
+
+std::uint64_t StreamBench::chunks_of(const Point& point) const {
+  return (config_.total_bytes + point.chunk_bytes - 1) / point.chunk_bytes;
+}
+
+int StreamBench::persistent_teams(std::uint64_t chunk_bytes) const {
+  if (config_.persistent_teams > 0) return config_.persistent_teams;
+  const auto wanted = static_cast<int>(std::min<std::uint64_t>(
+      1 << 20, (chunk_bytes / quad_bytes + persistent_quads_per_team - 1) / persistent_quads_per_team));
+  const int most = std::min(persistent_most_teams, std::max(1, 2 * multiprocessors_ / (config_.stages + 2)));
+  return std::clamp(wanted, 1, most);
+}
+
+void StreamBench::prepare(std::uint64_t seed) {
+  auto* words = input_.as<std::uint32_t>();
+  parallel_ranges(static_cast<std::int64_t>(config_.total_bytes / 4), words_per_host_thread,
+                  [&](std::int64_t first, std::int64_t end) {
+                    for (std::int64_t i = first; i < end; ++i) words[i] = input_word(static_cast<std::uint64_t>(i), seed);
+                  });
+  poison_on_host(output_.data(), output_.bytes());
+}
+
+std::uint64_t StreamBench::wrong_words(std::uint64_t seed) const {
+  const auto* words = output_.as<const std::uint32_t>();
+  const int stages = config_.stages, rounds = config_.rounds_per_stage();
+  std::atomic<std::uint64_t> wrong{0};
+  parallel_ranges(static_cast<std::int64_t>(config_.total_bytes / 4), words_per_host_thread,
+                  [&](std::int64_t first, std::int64_t end) {
+                    std::uint64_t mine = 0;
+                    for (std::int64_t i = first; i < end; ++i)
+                      mine += words[i] != all_stages(input_word(static_cast<std::uint64_t>(i), seed), stages, rounds);
+                    wrong += mine;
+                  });
+  return wrong;
+}
+
+PointMeasurement StreamBench::measure(const Point& point) {
+  const std::uint64_t chunks = chunks_of(point);
+  prepare(next_seed_++);
+  stream_once(point, std::min(chunks, std::max<std::uint64_t>(config_.warmup_chunks, 1)));
+
+  PointMeasurement m;
+  m.latency_s.reserve(chunks * config_.iterations);
+  for (int i = 0; i < config_.iterations; ++i) {
+    const std::uint64_t seed = next_seed_++;
+    prepare(seed);
+    Pass pass = stream_once(point, chunks);
+    m.latency_s.insert(m.latency_s.end(), pass.latency_s.begin(), pass.latency_s.end());
+    m.wall_s.push_back(pass.wall_s);
+    m.wrong_words += wrong_words(seed);
+  }
+  m.check = m.wrong_words == 0 ? Check::passed : Check::failed;
+  return m;
+}
+
+Pass StreamBench::stream_once(const Point& point, std::uint64_t chunks) {
+  return point.design == Design::persistent ? persistent(point, chunks) : launch_per_chunk(point, chunks);
+}
+
+Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
+  struct Slot {
+    std::unique_ptr<Stream> stream;
+    std::unique_ptr<Event> done;
+    Buffer a, b;  // device buffers: the chunk, and the pipeline's second buffer
+  };
+  const Design design = point.design;
+  const bool zerocopy = design == Design::zerocopy;
+  const int rounds = config_.rounds_per_stage(), stages = config_.stages;
+  const auto depth = static_cast<std::uint64_t>(point.depth);
+
+  std::vector<Slot> slots(std::min(depth, chunks));
+  for (Slot& s : slots) {
+    s.stream = backend_.make_stream(config_.device);
+    s.done = backend_.make_event(config_.device);
+    if (!zerocopy) s.a = backend_.allocate_device(config_.device, point.chunk_bytes);
+    if (design == Design::pipeline) s.b = backend_.allocate_device(config_.device, point.chunk_bytes);
+  }
+  // Zero-copy chunks report their own completion: per slot, a count of finished
+  // teams on the device and the number of the last finished chunk in host memory.
+  Buffer finished_teams, finished_chunks;
+  if (zerocopy) {
+    finished_teams = backend_.allocate_device(config_.device, slots.size() * sizeof(std::uint64_t));
+    slots.front().stream->fill(finished_teams.data(), 0, finished_teams.bytes());
+    slots.front().stream->synchronize();
+    finished_chunks = backend_.allocate_host(MemoryKind::mapped, slots.size() * flag_stride * sizeof(std::uint64_t));
+    std::fill_n(finished_chunks.as<std::uint64_t>(), slots.size() * flag_stride, 0);
+  }
+  const Quad* input_view = input_.device_view_as<const Quad>();
+  Quad* output_view = output_.device_view_as<Quad>();
+
+  auto enqueue = [&](std::uint64_t c, Slot& s) {
+    const std::uint64_t offset = c * point.chunk_bytes;
+    const std::uint64_t bytes = std::min(point.chunk_bytes, config_.total_bytes - offset);
+    const std::uint64_t quads = bytes / quad_bytes, first_quad = offset / quad_bytes;
+    Stream& stream = *s.stream;
+    if (zerocopy) {
+      const std::uint64_t k = c % slots.size();
+      const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
+                                 finished_teams.as<std::uint64_t>() + k, finished_chunks.device_view_as<std::uint64_t>() + k * flag_stride,
+                                 c + 1};
+      launch_zero_copy_chunk(stream, kernel,
+                             static_cast<int>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team));
+      return;
+    }
+    if (design == Design::pipeline) {
+      stream.copy(s.a.data(), input_.data() + offset, bytes);
+      Quad* from = s.a.as<Quad>();
+      Quad* to = s.b.as<Quad>();
+      for (int stage = 0; stage < stages; ++stage) {
+        launch_stages(stream, {from, to, stage, 1, rounds}, quads);
+        std::swap(from, to);
+      }
+      stream.copy(output_.data() + offset, from, bytes);
+    } else {  // offload, chunked: in place in one device buffer
+      stream.copy(s.a.data(), input_.data() + offset, bytes);
+      launch_stages(stream, {s.a.as<Quad>(), s.a.as<Quad>(), 0, stages, rounds}, quads);
+      stream.copy(output_.data() + offset, s.a.data(), bytes);
+    }
+    stream.record(*s.done);
+  };
+
+  // Chunk c is visible once its slot's event completed, or for zero-copy once the slot's flag shows it.
+  auto await = [&](std::uint64_t c) {
+    const std::uint64_t k = c % slots.size();
+    if (!zerocopy) {
+      slots[k].done->synchronize();
+      return;
+    }
+    const auto start = HostClock::now();
+    while (load_acquire_system(finished_chunks.as<std::uint64_t>() + k * flag_stride) != c + 1) {
+      spin_pause();
+      if (seconds_between(start, HostClock::now()) > completion_timeout_s)
+        throw RuntimeFailure(fmt::format("zerocopy: chunk {} did not report completion within {} s", c, completion_timeout_s));
+    }
+  };
+
+  std::vector<HostClock::time_point> ready(chunks);
+  Pass pass;
+  pass.latency_s.resize(chunks);
+  HostClock::time_point last_visible{};
+  // In order, as a consumer of the results would.
+  auto consume = [&](std::uint64_t c) {
+    await(c);
+    last_visible = HostClock::now();
+    pass.latency_s[c] = seconds_between(ready[c], last_visible);
+  };
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    if (c >= slots.size()) consume(c - slots.size());
+    ready[c] = HostClock::now();
+    enqueue(c, slots[c % slots.size()]);
+  }
+  for (std::uint64_t c = chunks - std::min<std::uint64_t>(chunks, slots.size()); c < chunks; ++c) consume(c);
+  pass.wall_s = seconds_between(ready.front(), last_visible);
+  for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its kernel ends
+  return pass;
+}
+
+}  // namespace ferry::stream

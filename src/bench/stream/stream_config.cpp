@@ -1,0 +1,107 @@
+// The designs' names, the defaults, and what a configuration may ask for.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "bench/stream/stream.hpp"
+#include "bench/stream/stream_kernels.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry::stream {
+
+const std::vector<Design>& all_designs() {
+  static const std::vector<Design> all = {Design::offload, Design::chunked, Design::zerocopy, Design::pipeline,
+                                          Design::persistent};
+  return all;
+}
+
+std::string_view to_string(Design design) {
+  switch (design) {
+    case Design::offload: return "offload";
+    case Design::chunked: return "chunked";
+    case Design::zerocopy: return "zerocopy";
+    case Design::pipeline: return "pipeline";
+    case Design::persistent: return "persistent";
+  }
+  return "?";
+}
+
+Design design_from_string(std::string_view name) {
+  for (Design d : all_designs())
+    if (to_string(d) == name) return d;
+  throw UsageError(fmt::format("unknown design '{}': choose {} or all", name,
+                               join(all_designs(), ", ", [](Design d) { return std::string(to_string(d)); })));
+}
+
+bool uses_mapped_memory(Design design) { return design == Design::zerocopy || design == Design::persistent; }
+
+StreamConfig StreamConfig::defaults(const Capabilities& capabilities, bool quick) {
+  StreamConfig c;
+  if (capabilities.gpu_timings) {
+    c.total_bytes = quick ? 256ull << 20 : 1ull << 30;
+    c.chunk_bytes = parse_byte_range(quick ? "4K:16M:x16" : "4K:64M:x4");
+    c.warmup_chunks = 64;
+  } else {
+    // The emulator's copies and kernels are CPU loops: a small stream keeps a run to seconds.
+    c.total_bytes = quick ? 1ull << 20 : 4ull << 20;
+    c.chunk_bytes = parse_byte_range(quick ? "4K:256K:x8" : "4K:1M:x4");
+    c.warmup_chunks = 8;
+  }
+  return c;
+}
+
+int StreamConfig::rounds_per_stage() const {
+  // A round is one multiply and one add on a 4-byte word: 0.5 operations per byte.
+  return std::max(1, static_cast<int>(std::lround(flops_per_byte * 2)));
+}
+
+void validate(Backend& backend, const StreamConfig& config) {
+  const DeviceStatus status = backend.device_status(config.device);  // throws for a device that does not exist
+  if (config.designs.empty()) throw UsageError("no design selected");
+  if (config.chunk_bytes.empty()) throw UsageError("the chunk sweep is empty");
+  if (config.depths.empty()) throw UsageError("no depth selected");
+  if (config.total_bytes % quad_bytes != 0)
+    throw UsageError(fmt::format("the stream ({} B) must be a multiple of {} bytes", config.total_bytes, quad_bytes));
+  for (std::uint64_t chunk : config.chunk_bytes) {
+    if (chunk % quad_bytes != 0)
+      throw UsageError(fmt::format("a chunk ({} B) must be a multiple of {} bytes", chunk, quad_bytes));
+    if (config.chunk_sweep_given && chunk > config.total_bytes)
+      throw UsageError(fmt::format("a chunk of {} is larger than the stream ({}): raise --total or lower --chunks",
+                                   format_bytes(chunk), format_bytes(config.total_bytes)));
+  }
+  for (int depth : config.depths)
+    if (depth < 1) throw UsageError(fmt::format("--depth must be at least 1, not {}", depth));
+  if (config.stages < 1 || config.stages > 64) throw UsageError(fmt::format("--stages must be 1..64, not {}", config.stages));
+  if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
+  if (config.persistent_teams < 0 || config.persistent_teams > 1024)
+    throw UsageError(fmt::format("--teams must be 1..1024, not {}", config.persistent_teams));
+  if (!(config.flops_per_byte > 0) || config.flops_per_byte > 1e4)
+    throw UsageError(fmt::format("--flops-per-byte must be in (0, 10000], not {}", config.flops_per_byte));
+
+  // The most device memory one point holds at once.
+  const std::uint64_t chunk = std::min(config.chunk_bytes.back(), config.total_bytes);
+  const std::uint64_t depth = static_cast<std::uint64_t>(*std::max_element(config.depths.begin(), config.depths.end()));
+  std::uint64_t needed = std::min<std::uint64_t>(config.total_bytes, 256ull << 20) * 2;  // the compute ceiling's buffers
+  for (Design d : config.designs) {
+    const std::uint64_t per_design = d == Design::offload      ? config.total_bytes
+                                     : d == Design::chunked    ? depth * chunk
+                                     : d == Design::pipeline   ? 2 * depth * chunk
+                                     : d == Design::persistent ? (config.stages + 1ull) * 2 * chunk
+                                                               : 0;
+    needed = std::max(needed, per_design);
+  }
+  if (needed > status.free_bytes)
+    throw UsageError(fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
+                                 format_bytes(needed), config.device, format_bytes(status.free_bytes)));
+  const std::uint64_t host_bytes = read_host_facts().memory_bytes;
+  if (host_bytes > 0 && 2 * config.total_bytes > host_bytes)
+    throw UsageError(fmt::format("a {} stream needs {} of host memory (input and output); this host has {}",
+                                 format_bytes(config.total_bytes), format_bytes(2 * config.total_bytes),
+                                 format_bytes(host_bytes)));
+}
+
+}  // namespace ferry::stream

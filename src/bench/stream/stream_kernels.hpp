@@ -1,0 +1,244 @@
+#pragma once
+// What every `stream` design computes, and the kernels that compute it. Each
+// is one FERRY_HD body for the GPU and the emulator.
+#include <cstdint>
+
+#include "backend/hd.hpp"
+#include "bench/common/pattern.hpp"
+
+namespace ferry {
+class Stream;
+}
+
+namespace ferry::stream {
+
+// The stream's elements are 32-bit words, moved 16 bytes at a time so that a
+// GPU thread issues one vector load or store per access.
+struct alignas(16) Quad {
+  std::uint32_t word[4];
+};
+constexpr std::uint64_t quad_bytes = sizeof(Quad);
+
+// Word i of the stream's input for one iteration's seed: never the same stream twice.
+FERRY_HD inline std::uint32_t input_word(std::uint64_t i, std::uint64_t seed) {
+  return static_cast<std::uint32_t>(pattern_word(i, seed));
+}
+
+// One stage of the per-element function: `rounds` 32-bit multiply-adds (two
+// operations each). Integer arithmetic, so the GPU and the host agree bit for bit,
+// and each stage adds a different constant, so a skipped stage cannot pass.
+FERRY_HD inline std::uint32_t stage_function(std::uint32_t x, int stage, int rounds) {
+  const std::uint32_t add = 0x7F4A7C15u * static_cast<std::uint32_t>(stage + 1) | 1u;
+  for (int r = 0; r < rounds; ++r) x = x * 0x9E3779B1u + add;
+  return x;
+}
+
+FERRY_HD inline std::uint32_t all_stages(std::uint32_t x, int stages, int rounds) {
+  for (int s = 0; s < stages; ++s) x = stage_function(x, s, rounds);
+  return x;
+}
+
+FERRY_HD inline Quad stage_quad(Quad q, int first_stage, int stage_count, int rounds) {
+  for (auto& w : q.word)
+    for (int s = first_stage; s < first_stage + stage_count; ++s) w = stage_function(w, s, rounds);
+  return q;
+}
+
+// Stages [first_stage, first_stage + stage_count) over `quads` quads, from `in`
+// to `out` (the same buffer for in place). One kernel per chunk: every design
+// but the persistent one.
+struct StageKernel {
+  const Quad* in;
+  Quad* out;
+  int first_stage;
+  int stage_count;
+  int rounds;
+  FERRY_HD void operator()(std::int64_t i) const { out[i] = stage_quad(in[i], first_stage, stage_count, rounds); }
+};
+
+// Which stages a move applies: none (a plain copy) or a range of them.
+struct StageRange {
+  int first = 0;
+  int count = 0;
+  int rounds = 1;
+};
+
+// Reads each thread keeps in flight while moving a slice.
+constexpr int loads_in_flight = 8;
+
+// The part of `quads` that team `index` of `count` teams handles.
+struct Slice {
+  std::uint64_t lo, hi;
+};
+FERRY_HD inline Slice team_slice(std::uint64_t quads, int index, int count) {
+  const std::uint64_t share = (quads + count - 1) / count;
+  const std::uint64_t lo = share * index < quads ? share * index : quads;
+  return {lo, lo + share < quads ? lo + share : quads};
+}
+
+// The team moves [slice.lo, slice.hi) from `from` to `to` through `stages`.
+// Loads first, then stores: each thread keeps several reads in flight, which
+// is what hides the microsecond a read of host memory takes.
+template <class Team>
+FERRY_HD void move_slice(const Team& team, const Quad* from, Quad* to, Slice slice, StageRange stages) {
+  const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+  for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi; base += loads_in_flight * step) {
+    Quad held[loads_in_flight];
+    FERRY_UNROLL
+    for (int k = 0; k < loads_in_flight; ++k)
+      if (base + k * step < slice.hi) held[k] = from[base + k * step];
+    FERRY_UNROLL
+    for (int k = 0; k < loads_in_flight; ++k)
+      if (base + k * step < slice.hi) to[base + k * step] = stage_quad(held[k], stages.first, stages.count, stages.rounds);
+  }
+}
+
+// The zero-copy design's kernel for one chunk: teams read mapped input and
+// write mapped output; the last team to finish raises the chunk's number in
+// host memory, so the host learns of it without an event or a stream sync.
+struct ZeroCopyChunk {
+  const Quad* in;
+  Quad* out;
+  std::uint64_t quads;
+  StageRange stages;
+  std::uint64_t* finished_teams;  // device memory: teams finished over every chunk this slot ran
+  std::uint64_t* done;            // mapped: the number of the slot's last finished chunk
+  std::uint64_t chunk_number;     // chunk index + 1
+
+  template <class Team>
+  FERRY_HD void operator()(Team& team) const {
+    move_slice(team, in, out, team_slice(quads, team.index(), team.count()), stages);
+    team.sync();
+    if (team.rank() == 0) {
+      // acq_rel at system scope: every team's writes to the host come before the last team's flag.
+      const std::uint64_t before = increment_acq_rel_system(finished_teams);
+      if ((before + 1) % static_cast<std::uint64_t>(team.count()) == 0) store_release_system(done, chunk_number);
+    }
+  }
+};
+
+// Counters the persistent pipeline's roles pass along: chunks handed on so far,
+// with this bit set once the shutdown message came after the last of them.
+constexpr std::uint64_t shutdown_bit = 1ull << 63;
+
+// Words from one flag in host memory to the next: a 128-byte line each, so the
+// host polling one flag never shares a cache line with the GPU writing another
+// (shared lines cost a coherence round trip over PCIe on every access).
+constexpr std::uint64_t flag_stride = 16;
+constexpr std::uint64_t no_failure = 0;
+
+// The persistent design, launched once. Teams are split into roles:
+// a producer (host input -> ring 0), `stages` stage roles (ring s-1 -> ring s)
+// and a consumer (ring `stages` -> host output, then a done counter the host
+// polls). Team b of every role handles the same slice b of every chunk, so a
+// team only waits for team b of the role before it: no grid-wide barrier.
+// Rings live in device memory, `ring_slots` chunks each, with per-team
+// `ready` (written by the ring's writer) and `taken` (by its reader) counters.
+struct PersistentPipeline {
+  int stages;
+  int teams_per_role;
+  int rounds;
+  int ring_slots;
+  std::uint64_t chunk_quads;
+  std::uint64_t total_quads;
+  const Quad* input;              // mapped host memory
+  Quad* output;                   // mapped host memory
+  Quad* rings;                    // (stages + 1) x ring_slots x chunk_quads, device memory
+  std::uint64_t* ready;           // (stages + 1) x teams_per_role, device memory
+  std::uint64_t* taken;           // (stages + 1) x teams_per_role, device memory
+  const std::uint64_t* doorbell;  // mapped: chunks the host has released, | shutdown_bit at the end
+  std::uint64_t* done;            // mapped: per consumer team (flag_stride apart), chunks written to the host, | shutdown_bit
+  std::uint64_t* failure;         // mapped: 1 + the team that gave up waiting, else no_failure
+  std::uint64_t timeout_ns;
+
+  enum class Wait { go, shut_down, timed_out };
+
+  // Polls between reads of the timeout clock: the clock costs more than a poll.
+  static constexpr int polls_per_clock_read = 64;
+
+  // Waits for `counter` to pass chunk c (go), or to carry the shutdown message
+  // with no more chunks (shut_down), for at most timeout_ns.
+  template <bool from_host>
+  FERRY_HD Wait wait_for_chunk(const std::uint64_t* counter, std::uint64_t c) const {
+    const std::uint64_t since = timeout_clock_ns();
+    for (int polls = 1;; ++polls) {
+      const std::uint64_t value = from_host ? load_acquire_system(counter) : load_acquire_device(counter);
+      if ((value & ~shutdown_bit) > c) return Wait::go;
+      if (value & shutdown_bit) return Wait::shut_down;
+      if (polls % polls_per_clock_read == 0 && timeout_clock_ns() - since > timeout_ns) return Wait::timed_out;
+      spin_pause();
+    }
+  }
+
+  // Waits until the reader of ring slot c % ring_slots has taken the chunk that was there.
+  FERRY_HD Wait wait_for_space(const std::uint64_t* taken_counter, std::uint64_t c) const {
+    const std::uint64_t since = timeout_clock_ns();
+    for (int polls = 1; load_acquire_device(taken_counter) + ring_slots <= c; ++polls) {
+      if (polls % polls_per_clock_read == 0 && timeout_clock_ns() - since > timeout_ns) return Wait::timed_out;
+      spin_pause();
+    }
+    return Wait::go;
+  }
+
+  FERRY_HD Quad* slot(int ring, std::uint64_t c) const {
+    return rings + (static_cast<std::uint64_t>(ring) * ring_slots + c % ring_slots) * chunk_quads;
+  }
+
+  template <class Team>
+  FERRY_HD void operator()(Team& team) const {
+    const int role = team.index() / teams_per_role;  // 0 producer, 1..stages, stages + 1 consumer
+    const int b = team.index() % teams_per_role;
+    const bool producer = role == 0, consumer = role == stages + 1;
+    std::uint64_t* ready_out = consumer ? done + b * flag_stride : ready + role * teams_per_role + b;
+    const std::uint64_t* ready_in = producer ? doorbell : ready + (role - 1) * teams_per_role + b;
+
+    // Two waits per chunk, by two warps at once where the team has them: the
+    // input (rank 0) and, for roles that write a ring, space in it.
+    const int space_waiter = team.size() > 32 ? 32 : 0;
+    for (std::uint64_t c = 0;; ++c) {
+      bool stop = false;
+      if (team.rank() == 0) {
+        const Wait wait = producer ? wait_for_chunk<true>(ready_in, c) : wait_for_chunk<false>(ready_in, c);
+        if (wait == Wait::shut_down) {
+          // Pass the message on: the next role stops after the same chunks.
+          if (consumer) store_release_system(ready_out, c | shutdown_bit);
+          else store_release_device(ready_out, c | shutdown_bit);
+        } else if (wait == Wait::timed_out) {
+          store_release_system(failure, 1 + static_cast<std::uint64_t>(team.index()));
+        }
+        stop = wait != Wait::go;
+      }
+      if (team.rank() == space_waiter && !consumer && !stop) {
+        if (wait_for_space(taken + role * teams_per_role + b, c) == Wait::timed_out) {
+          store_release_system(failure, 1 + static_cast<std::uint64_t>(team.index()));
+          stop = true;
+        }
+      }
+      if (team.sync_or(stop)) return;
+
+      // This team's slice of chunk c, the same slice in every role.
+      const std::uint64_t first = c * chunk_quads;
+      const std::uint64_t quads = total_quads - first < chunk_quads ? total_quads - first : chunk_quads;
+      const Quad* from = producer ? input + first : slot(role - 1, c);
+      Quad* to = consumer ? output + first : slot(role, c);
+      const StageRange work = producer || consumer ? StageRange{0, 0, rounds} : StageRange{role - 1, 1, rounds};
+      move_slice(team, from, to, team_slice(quads, b, teams_per_role), work);
+      team.sync();
+
+      if (team.rank() == 0) {
+        // The next role first: it is waiting; the ring's writer usually is not.
+        // System scope for the consumer: its release orders the team's writes to host memory before the count.
+        if (consumer) store_release_system(ready_out, c + 1);
+        else store_release_device(ready_out, c + 1);
+        if (!producer) store_release_device(taken + (role - 1) * teams_per_role + b, c + 1);
+      }
+    }
+  }
+};
+
+// Enqueue the kernels above (stream_launch.cpp, compiled as CUDA when the CUDA backend is built).
+void launch_stages(Stream& stream, const StageKernel& kernel, std::uint64_t quads);
+void launch_zero_copy_chunk(Stream& stream, const ZeroCopyChunk& kernel, int teams);
+void launch_persistent(Stream& stream, const PersistentPipeline& kernel);
+
+}  // namespace ferry::stream

@@ -1,0 +1,18 @@
+#include "backend/launch.hpp"
+#include "bench/stream/stream_kernels.hpp"
+
+namespace ferry::stream {
+
+void launch_stages(Stream& stream, const StageKernel& kernel, std::uint64_t quads) {
+  parallel_for(stream, static_cast<std::int64_t>(quads), kernel);
+}
+
+void launch_zero_copy_chunk(Stream& stream, const ZeroCopyChunk& kernel, int teams) {
+  parallel_teams(stream, teams, kernel, Residency::any);
+}
+
+void launch_persistent(Stream& stream, const PersistentPipeline& kernel) {
+  parallel_teams(stream, (kernel.stages + 2) * kernel.teams_per_role, kernel, Residency::all_at_once);
+}
+
+}  // namespace ferry::stream

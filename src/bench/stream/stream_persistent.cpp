@@ -1,0 +1,138 @@
+// The persistent design's host side: launch the pipeline once, ring the
+// doorbell per chunk, poll the consumer's done counters, shut it down.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/stream/stream_kernels.hpp"
+#include "bench/stream/stream_run.hpp"
+#include "core/clock.hpp"
+#include "core/error.hpp"
+
+namespace ferry::stream {
+namespace {
+
+constexpr int ring_slots = 2;                             // double buffering between roles
+constexpr double host_timeout_s = 10.0;                   // no chunk back for this long: the pipeline is stuck
+constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
+
+// The mapped words the host and the pipeline share, each on its own line.
+struct Flags {
+  std::uint64_t* doorbell;
+  std::uint64_t* failure;
+  std::uint64_t* done;  // one per consumer team, flag_stride apart
+};
+
+std::string failure_text(std::uint64_t failure, int teams_per_role, int stages) {
+  if (failure == no_failure) return "";
+  const auto team = static_cast<int>(failure - 1);
+  const int role = team / teams_per_role;
+  const std::string name = role == 0 ? "the producer" : role == stages + 1 ? "the consumer" : fmt::format("stage {}", role);
+  return fmt::format(" ({} team {} gave up waiting)", name, team % teams_per_role);
+}
+
+}  // namespace
+
+Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
+  const int stages = config_.stages;
+  const int teams = persistent_teams(point.chunk_bytes);
+  const auto rings_count = static_cast<std::uint64_t>(stages + 1);
+  const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
+
+  auto stream = backend_.make_stream(config_.device);
+  Buffer rings = backend_.allocate_device(config_.device, rings_count * ring_slots * point.chunk_bytes);
+  Buffer counters = backend_.allocate_device(config_.device, 2 * rings_count * teams * sizeof(std::uint64_t));
+  stream->fill(counters.data(), 0, counters.bytes());
+  stream->synchronize();
+  const std::uint64_t shared_words = (2 + teams) * flag_stride;
+  Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
+  std::fill_n(shared.as<std::uint64_t>(), shared_words, 0);
+  const Flags flags{shared.as<std::uint64_t>(), shared.as<std::uint64_t>() + flag_stride,
+                    shared.as<std::uint64_t>() + 2 * flag_stride};
+  auto* shared_view = shared.device_view_as<std::uint64_t>();
+
+  const PersistentPipeline kernel{
+      .stages = stages,
+      .teams_per_role = teams,
+      .rounds = config_.rounds_per_stage(),
+      .ring_slots = ring_slots,
+      .chunk_quads = chunk_quads,
+      .total_quads = config_.total_bytes / quad_bytes,
+      .input = input_.device_view_as<const Quad>(),
+      .output = output_.device_view_as<Quad>(),
+      .rings = rings.as<Quad>(),
+      .ready = counters.as<std::uint64_t>(),
+      .taken = counters.as<std::uint64_t>() + rings_count * teams,
+      .doorbell = shared_view,
+      .done = shared_view + 2 * flag_stride,
+      .failure = shared_view + flag_stride,
+      .timeout_ns = kernel_timeout_ns,
+  };
+  launch_persistent(*stream, kernel);
+
+  std::uint64_t released = 0;
+  // However the pass ends, the pipeline gets the shutdown message after the
+  // chunks released so far, and the host waits for it to leave.
+  struct Shutdown {
+    const Flags& flags;
+    const std::uint64_t& released;
+    Stream& stream;
+    bool sent = false;
+    void send() {
+      if (sent) return;
+      sent = true;
+      store_release_system(flags.doorbell, released | shutdown_bit);
+      stream.synchronize();
+    }
+    ~Shutdown() {
+      try {
+        send();
+      } catch (...) {
+      }
+    }
+  } shutdown{flags, released, *stream};
+
+  auto completed_now = [&] {
+    std::uint64_t least = ~0ull;
+    for (int b = 0; b < teams; ++b) least = std::min(least, load_acquire_system(flags.done + b * flag_stride) & ~shutdown_bit);
+    return least;
+  };
+
+  std::vector<HostClock::time_point> ready(chunks);
+  Pass pass;
+  pass.latency_s.resize(chunks);
+  std::uint64_t completed = 0;
+  auto progress_at = HostClock::now();
+  HostClock::time_point last_visible{};
+  const auto depth = static_cast<std::uint64_t>(point.depth);
+  while (completed < chunks) {
+    if (released < chunks && released - completed < depth) {
+      ready[released] = HostClock::now();
+      store_release_system(flags.doorbell, ++released);
+      continue;
+    }
+    const std::uint64_t now_completed = completed_now();
+    if (now_completed > completed) {
+      last_visible = HostClock::now();
+      for (std::uint64_t c = completed; c < now_completed; ++c) pass.latency_s[c] = seconds_between(ready[c], last_visible);
+      completed = now_completed;
+      progress_at = last_visible;
+      continue;
+    }
+    spin_pause();
+    const std::uint64_t failure = load_acquire_system(flags.failure);
+    if (failure != no_failure || seconds_between(progress_at, HostClock::now()) > host_timeout_s)
+      throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s{}", completed,
+                                       chunks, host_timeout_s, failure_text(failure, teams, stages)));
+  }
+  pass.wall_s = seconds_between(ready.front(), last_visible);
+
+  shutdown.send();
+  for (int b = 0; b < teams; ++b)
+    if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
+      throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach consumer team {}{}", b,
+                                       failure_text(load_acquire_system(flags.failure), teams, stages)));
+  return pass;
+}
+
+}  // namespace ferry::stream

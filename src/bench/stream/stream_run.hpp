@@ -1,0 +1,72 @@
+#pragma once
+// What the parts of one `stream` run share. Internal to bench/stream.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/stream/stream.hpp"
+
+namespace ferry::stream {
+
+// One configuration the run measures.
+struct Point {
+  Design design = Design::chunked;
+  std::uint64_t chunk_bytes = 0;  // offload: the whole stream
+  int depth = 1;                  // chunks in flight; offload: 1
+};
+
+// One pass over (part of) the stream.
+struct Pass {
+  std::vector<double> latency_s;  // per chunk: input ready on the host -> output visible to the host
+  double wall_s = 0;              // first chunk ready -> last chunk visible
+};
+
+struct PointMeasurement {
+  std::vector<double> latency_s;  // every chunk of every timed iteration
+  std::vector<double> wall_s;     // one per timed iteration
+  Check check = Check::not_applicable;
+  std::uint64_t wrong_words = 0;  // summed over the timed iterations
+};
+
+// Holds the stream's host buffers for a run and measures points on them.
+class StreamBench {
+ public:
+  StreamBench(Backend& backend, const Machine& machine, const StreamConfig& config);
+
+  // Warm-up, then config.iterations timed passes, each on fresh input, each verified.
+  PointMeasurement measure(const Point& point);
+
+  std::uint64_t chunks_of(const Point& point) const;
+  int persistent_teams(std::uint64_t chunk_bytes) const;
+
+ private:
+  Pass stream_once(const Point& point, std::uint64_t chunks);
+  Pass launch_per_chunk(const Point& point, std::uint64_t chunks);  // offload, chunked, zerocopy, pipeline
+  Pass persistent(const Point& point, std::uint64_t chunks);
+  void prepare(std::uint64_t seed);                 // fresh input, poisoned output
+  std::uint64_t wrong_words(std::uint64_t seed) const;
+
+  Backend& backend_;
+  const StreamConfig& config_;
+  int multiprocessors_;
+  Buffer input_;   // host memory the stream arrives in: mapped when the backend can, else pinned
+  Buffer output_;  // host memory the results go to
+  std::uint64_t next_seed_ = 1;
+};
+
+// A point measured: its latency row and its throughput row, model beside each.
+struct MeasuredPoint {
+  Point point;
+  Row latency;
+  Row throughput;
+};
+
+// The compute ceilings, then every point of the config's sweep, each verified:
+// adds the compute, latency and throughput sections and rows to `result`,
+// skipping (with the reason) what the backend cannot run.
+std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machine, const StreamConfig& config,
+                                         const model::DeviceProfile& profile, const Progress& progress,
+                                         WorkloadResult& result);
+std::string point_name(const Point& point);
+
+}  // namespace ferry::stream

@@ -1,0 +1,170 @@
+#include "cli/stream_command.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "backend/select.hpp"
+#include "bench/link/link.hpp"
+#include "bench/stream/stream.hpp"
+#include "cli/run_options.hpp"
+#include "core/error.hpp"
+#include "core/table.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry {
+namespace {
+
+struct StreamOptions {
+  RunOptions run;
+  std::string designs;
+  std::string total;
+  std::string chunks;
+  std::string depths;
+  std::string stages;
+  std::string flops_per_byte;
+  std::string iterations;
+  std::string teams;
+  std::string profile_path;
+  std::string latency;     // tune only
+  std::string throughput;  // tune only
+};
+
+void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
+  add_run_options(command, o.run);
+  command.add_option("--design", o.designs,
+                     "offload, chunked, zerocopy, pipeline, persistent, a comma list, or all (default all)");
+  command.add_option("--total", o.total, tuning ? "bytes in the stream (default 256M on a GPU)"
+                                                : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
+  command.add_option("--chunks", o.chunks, tuning ? "chunk sizes to search, e.g. 16K:16M:x4"
+                                                  : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
+  command.add_option("--depth", o.depths, tuning ? "depths to search (default 1,2,4,8)"
+                                                 : "chunks in flight at once, or a list to sweep (default 4)");
+  command.add_option("--stages", o.stages, "kernels a chunk passes through in pipeline and persistent (default 3)");
+  command.add_option("--flops-per-byte", o.flops_per_byte,
+                     "integer operations per input byte per stage, in steps of 0.5 (default 1): small keeps compute "
+                     "negligible, large makes it dominate");
+  command.add_option("--iterations", o.iterations,
+                     tuning ? "timed passes over the stream per configuration (default 1)"
+                            : "timed passes over the stream per configuration (default 3)");
+  command.add_option("--teams", o.teams, "thread blocks per role of the persistent pipeline (default: from the chunk)");
+  command.add_option("--profile", o.profile_path,
+                     "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+}
+
+stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o, bool tuning) {
+  stream::StreamConfig c = stream::StreamConfig::defaults(backend.capabilities(), o.run.quick);
+  const std::vector<int> devices = selected_devices(o.run);
+  if (devices.size() != 1) throw UsageError("stream runs on one device: give --device N");
+  c.device = devices.front();
+  if (tuning) {
+    c.iterations = 1;
+    c.depths = {1, 2, 4, 8};
+    if (backend.capabilities().gpu_timings) {
+      c.total_bytes = 256ull << 20;
+      c.chunk_bytes = parse_byte_range("16K:16M:x4");
+    }
+  }
+  if (!o.designs.empty() && o.designs != "all") {
+    c.designs.clear();
+    for (std::string_view name : split(o.designs, ',')) c.designs.push_back(stream::design_from_string(name));
+  }
+  if (!o.total.empty()) c.total_bytes = parse_bytes(o.total);
+  if (!o.chunks.empty()) {
+    c.chunk_bytes = parse_byte_range(o.chunks);
+    c.chunk_sweep_given = true;
+  }
+  if (!o.depths.empty()) {
+    c.depths.clear();
+    for (std::string_view d : split(o.depths, ',')) c.depths.push_back(static_cast<int>(parse_positive_count(d, "--depth")));
+  }
+  if (!o.stages.empty()) c.stages = static_cast<int>(parse_positive_count(o.stages, "--stages"));
+  if (!o.flops_per_byte.empty()) c.flops_per_byte = parse_positive_number(o.flops_per_byte, "--flops-per-byte");
+  if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
+  if (!o.teams.empty()) c.persistent_teams = static_cast<int>(parse_positive_count(o.teams, "--teams"));
+  return c;
+}
+
+stream::Target make_target(const StreamOptions& o) {
+  if (o.latency.empty() == o.throughput.empty())
+    throw UsageError("give one target: --latency (e.g. 20us) or --throughput (e.g. 40GB/s)");
+  stream::Target t;
+  if (!o.latency.empty()) t.latency_s = parse_duration(o.latency);
+  else t.throughput_Bps = parse_rate(o.throughput);
+  return t;
+}
+
+int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::string>& command_line, std::ostream& out) {
+  // Everything the user typed is checked before the backend starts or anything runs.
+  const stream::Target target = tuning ? make_target(o) : stream::Target{};
+  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
+  stream::StreamConfig config = make_config(*backend, o, tuning);
+  model::MachineProfile from_file;
+  if (!o.profile_path.empty()) from_file = model::read_profile(o.profile_path);
+
+  Results results;
+  results.ferry_version = FERRY_VERSION;
+  results.created_utc = utc_now_iso8601();
+  results.command_line = command_line;
+  results.machine = backend->describe_machine();
+  out << render_banner(results.machine) << std::flush;
+  stream::validate(*backend, config);
+
+  model::DeviceProfile profile;
+  if (!o.profile_path.empty()) {
+    profile = from_file.device(config.device);
+    config.profile_origin = fmt::format("from the profile {}", o.profile_path);
+  } else {
+    link::LinkOutcome link = link::run(*backend, results.machine, link::LinkConfig::for_models(backend->capabilities(), config.device),
+                                       Progress("link", !o.run.quiet));
+    profile = link.profile.device(config.device);
+    results.workloads.push_back(std::move(link.result));
+  }
+
+  const Progress progress(tuning ? "tune stream" : "stream", !o.run.quiet);
+  bool met = true;
+  if (tuning) {
+    stream::TuneOutcome outcome = stream::tune(*backend, results.machine, config, profile, target, progress);
+    met = outcome.met;
+    results.workloads.push_back(std::move(outcome.result));
+  } else {
+    results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
+  }
+  const int code = finish_run(results, o.run, out);
+  if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);
+  return code;
+}
+
+}  // namespace
+
+void add_stream_commands(CLI::App& run, CLI::App& tune, const std::vector<std::string>& command_line,
+                         std::function<int()>& action, std::ostream& out) {
+  auto options = std::make_shared<StreamOptions>();
+  CLI::App* command = run.add_subcommand("stream", "host <-> device streaming designs: chunk latency vs throughput");
+  command->footer(
+      "A chunk's latency runs from its input being ready in host memory to its output being visible to the host "
+      "(host steady clock); throughput is input bytes / wall time of the whole stream. The host keeps --depth chunks "
+      "in flight and hands over the next as soon as one comes back. Every output word is checked against the host's "
+      "own computation. Beside each figure, a model from link's ceilings: a latency lower bound and a throughput "
+      "upper bound.");
+  add_stream_options(*command, *options, false);
+  command->callback([&action, &out, options, &command_line] {
+    action = [&out, options, &command_line] { return run_stream(*options, false, command_line, out); };
+  });
+
+  auto tune_options = std::make_shared<StreamOptions>();
+  CLI::App* tuner = tune.add_subcommand("stream", "search design, chunk and depth for a latency or throughput target");
+  tuner->footer(
+      "Measures every design x chunk x depth (on a shorter stream than `run`) and prints the configuration that meets "
+      "the target with the best other figure: with --latency the most throughput, with --throughput the least latency. "
+      "Exit code 4 when every configuration passed but none met the target.");
+  add_stream_options(*tuner, *tune_options, true);
+  tuner->add_option("--latency", tune_options->latency, "target median chunk latency, e.g. 20us");
+  tuner->add_option("--throughput", tune_options->throughput, "target throughput, e.g. 40GB/s");
+  tuner->callback([&action, &out, tune_options, &command_line] {
+    action = [&out, tune_options, &command_line] { return run_stream(*tune_options, true, command_line, out); };
+  });
+}
+
+}  // namespace ferry

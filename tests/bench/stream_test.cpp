@@ -1,0 +1,172 @@
+#include "bench/stream/stream.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "backend/emu/emu_backend.hpp"
+#include "bench/stream/stream_kernels.hpp"
+#include "core/error.hpp"
+
+namespace ferry::stream {
+namespace {
+
+// The link figures a model needs, as an emulated `link` run would give them.
+model::DeviceProfile profile() {
+  model::DeviceProfile p;
+  p.h2d_Bps = p.d2h_Bps = 10e9;
+  p.bidirectional_Bps = 16e9;
+  p.zero_copy_read_Bps = p.zero_copy_write_Bps = 8e9;
+  p.copy_engine_latency_h2d_s = p.copy_engine_latency_d2h_s = 2e-6;
+  p.launch_and_sync_s = 10e-6;
+  p.launch_per_kernel_s = 3e-6;
+  p.flag_round_trip_s = 3e-6;
+  p.device_copy_Bps = 100e9;
+  return p;
+}
+
+StreamConfig small_config() {
+  StreamConfig c;
+  c.total_bytes = 256 << 10;
+  c.chunk_bytes = {4 << 10, 64 << 10};
+  c.depths = {1, 3};
+  c.iterations = 2;
+  c.warmup_chunks = 4;
+  return c;
+}
+
+const Row& find_row(const WorkloadResult& r, const std::string& section, Design design, std::int64_t chunk, std::int64_t depth) {
+  for (const Row& row : r.rows) {
+    if (row.section != section) continue;
+    std::map<std::string, ParamValue> p(row.params.begin(), row.params.end());
+    if (std::get<std::string>(p["design"]) == to_string(design) && std::get<std::int64_t>(p["chunk bytes"]) == chunk &&
+        std::get<std::int64_t>(p["depth"]) == depth)
+      return row;
+  }
+  throw std::runtime_error("no such row");
+}
+
+TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
+  emu::EmuBackend backend;
+  const StreamConfig config = small_config();
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  EXPECT_TRUE(result.passed());
+  for (Design d : all_designs()) {
+    if (d == Design::offload) {
+      const Row& latency = find_row(result, "latency", d, config.total_bytes, 1);
+      EXPECT_EQ(latency.sample_count(), 2u);  // one chunk per pass
+      continue;
+    }
+    for (std::uint64_t chunk : config.chunk_bytes)
+      for (int depth : config.depths) {
+        const Row& latency = find_row(result, "latency", d, static_cast<std::int64_t>(chunk), depth);
+        const Row& throughput = find_row(result, "throughput", d, static_cast<std::int64_t>(chunk), depth);
+        EXPECT_EQ(latency.check, Check::passed) << to_string(d);
+        EXPECT_EQ(latency.sample_count(), config.total_bytes / chunk * config.iterations) << "a latency per chunk per pass";
+        EXPECT_EQ(throughput.sample_count(), static_cast<std::uint64_t>(config.iterations)) << "a wall time per pass";
+        EXPECT_EQ(throughput.bytes_per_sample, static_cast<double>(config.total_bytes));
+        ASSERT_TRUE(latency.model.has_value()) << to_string(d);
+        EXPECT_GT(*latency.model, 0);
+      }
+  }
+}
+
+TEST(Stream, ThePersistentPipelineSplitsChunksOverTeamsAndTakesAPartialLastChunk) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::persistent, Design::zerocopy};
+  config.total_bytes = 100 << 10;  // 6.25 chunks of 16 KiB
+  config.chunk_bytes = {16 << 10};
+  config.depths = {2};
+  config.persistent_teams = 3;
+  config.stages = 5;
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  EXPECT_TRUE(result.passed());
+  EXPECT_EQ(find_row(result, "latency", Design::persistent, 16 << 10, 2).sample_count(), 7u * config.iterations);
+}
+
+TEST(Stream, TheSummaryHasOneRowPerDesignAndTheNotesCompareWithOffloadAndTheFlag) {
+  emu::EmuBackend backend;
+  const WorkloadResult result = run(backend, backend.describe_machine(), small_config(), profile(), Progress("stream", false));
+  std::set<std::string> designs;
+  for (const Row& r : result.rows)
+    if (r.section == "summary") designs.insert(std::get<std::string>(r.params.front().second));
+  EXPECT_EQ(designs.size(), all_designs().size());
+  auto has_note = [&](const std::string& start) {
+    return std::any_of(result.notes.begin(), result.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(has_note("lowest latency at >= 90% of the best throughput"));
+  EXPECT_TRUE(has_note("persistent at 4 KiB chunks"));
+}
+
+TEST(Stream, EveryStageChangesTheDataAndTheStagesComposeInOrder) {
+  const std::uint32_t x = input_word(12345, 7);
+  EXPECT_NE(stage_function(x, 0, 2), x);
+  EXPECT_NE(stage_function(x, 0, 2), stage_function(x, 1, 2)) << "a skipped or repeated stage must not pass";
+  EXPECT_EQ(all_stages(x, 3, 2), stage_function(stage_function(stage_function(x, 0, 2), 1, 2), 2, 2));
+  EXPECT_NE(input_word(12345, 7), input_word(12345, 8)) << "each pass streams fresh input";
+}
+
+TEST(Stream, ConfigurationsItCannotRunAreRejectedWithTheReason) {
+  emu::EmuBackend backend;
+  auto rejects = [&](StreamConfig c, const std::string& message) {
+    try {
+      validate(backend, c);
+      ADD_FAILURE() << "accepted: expected '" << message << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  StreamConfig c = small_config();
+  c.chunk_bytes = {1000};
+  rejects(c, "multiple of 16 bytes");
+  c = small_config();
+  c.chunk_bytes = {1 << 20};
+  c.chunk_sweep_given = true;
+  rejects(c, "larger than the stream");
+  c = small_config();
+  c.depths = {0};
+  rejects(c, "--depth must be at least 1");
+  c = small_config();
+  c.device = 9;
+  rejects(c, "device 9 does not exist");
+  c = small_config();
+  c.total_bytes = 1ull << 62;
+  rejects(c, "needs");
+  EXPECT_THROW(design_from_string("fast"), UsageError);
+  EXPECT_EQ(design_from_string("persistent"), Design::persistent);
+}
+
+TEST(Stream, FlopsPerByteBecomeWholeMultiplyAddsPerWord) {
+  StreamConfig c;
+  c.flops_per_byte = 1;
+  EXPECT_EQ(c.rounds_per_stage(), 2);  // 2 rounds x 2 operations / 4 bytes
+  c.flops_per_byte = 0.1;
+  EXPECT_EQ(c.rounds_per_stage(), 1);  // never zero: a stage always changes the data
+  c.flops_per_byte = 16;
+  EXPECT_EQ(c.rounds_per_stage(), 32);
+}
+
+TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::chunked, Design::zerocopy};
+  config.iterations = 1;
+  const TuneOutcome met = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
+                               Progress("tune", false));
+  EXPECT_TRUE(met.met);
+  const auto choice = std::find_if(met.result.rows.begin(), met.result.rows.end(), [](const Row& r) { return r.section == "choice"; });
+  ASSERT_NE(choice, met.result.rows.end());
+  for (const Row& r : met.result.rows)
+    if (r.section == "throughput")
+      EXPECT_LE(r.value(), std::get<double>(choice->params.back().second) * 1e9 * (1 + 1e-9)) << "the choice has the most throughput";
+
+  const TuneOutcome missed = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 1e-12},
+                                  Progress("tune", false));
+  EXPECT_FALSE(missed.met);
+  EXPECT_NE(missed.result.notes.back().find("no configuration met"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ferry::stream
