@@ -59,6 +59,26 @@ FERRY_HD inline void store_release_device(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
+// Data that carries its own validity (a word with its chunk number beside it)
+// needs no ordering, only a single-copy-atomic 8-byte access that bypasses
+// the multiprocessor's own cache.
+FERRY_HD inline std::uint64_t load_relaxed_device(const std::uint64_t* p) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*const_cast<std::uint64_t*>(p))
+      .load(cuda::memory_order_relaxed);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+FERRY_HD inline void store_relaxed_device(std::uint64_t* p, std::uint64_t value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*p).store(value, cuda::memory_order_relaxed);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELAXED);
+#endif
+}
+
 // Adds one and returns the count before, ordering this thread's earlier writes
 // (host memory included) before the count and later reads after it.
 FERRY_HD inline std::uint64_t increment_acq_rel_system(std::uint64_t* counter) {

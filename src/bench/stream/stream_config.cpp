@@ -90,7 +90,7 @@ void validate(Backend& backend, const StreamConfig& config) {
     const std::uint64_t per_design = d == Design::offload      ? config.total_bytes
                                      : d == Design::chunked    ? depth * chunk
                                      : d == Design::pipeline   ? 2 * depth * chunk
-                                     : d == Design::persistent ? (config.stages + 1ull) * 2 * chunk
+                                     : d == Design::persistent ? (config.stages + 1ull) * 2 * 2 * chunk
                                                                : 0;
     needed = std::max(needed, per_design);
   }

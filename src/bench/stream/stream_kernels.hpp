@@ -132,8 +132,14 @@ constexpr std::uint64_t no_failure = 0;
 // and a consumer (ring `stages` -> host output, then a done counter the host
 // polls). Team b of every role handles the same slice b of every chunk, so a
 // team only waits for team b of the role before it: no grid-wide barrier.
-// Rings live in device memory, `ring_slots` chunks each, with per-team
-// `ready` (written by the ring's writer) and `taken` (by its reader) counters.
+//
+// Rings live in device memory, `ring_slots` chunks each. A ring word holds a
+// 32-bit value with the number of its chunk (c + 1) above it, as NCCL's LL
+// protocol does: a reader thread polls its own words until they carry the
+// chunk it wants, so a hand-off costs one store and one read, with no flag,
+// fence or barrier between them. Per-team `taken` counters (written by a
+// ring's reader) keep a writer from overwriting a slot not yet read; per-team
+// `ready` counters carry only the shutdown message.
 struct PersistentPipeline {
   int stages;
   int teams_per_role;
@@ -143,8 +149,8 @@ struct PersistentPipeline {
   std::uint64_t total_quads;
   const Quad* input;              // mapped host memory
   Quad* output;                   // mapped host memory
-  Quad* rings;                    // (stages + 1) x ring_slots x chunk_quads, device memory
-  std::uint64_t* ready;           // (stages + 1) x teams_per_role, device memory
+  std::uint64_t* rings;           // (stages + 1) x ring_slots x chunk_quads x 4 words, device memory, zeroed
+  std::uint64_t* ready;           // (stages + 1) x teams_per_role, device memory: the shutdown message
   std::uint64_t* taken;           // (stages + 1) x teams_per_role, device memory
   const std::uint64_t* doorbell;  // mapped: chunks the host has released, | shutdown_bit at the end
   std::uint64_t* done;            // mapped: per consumer team (flag_stride apart), chunks written to the host, | shutdown_bit
@@ -153,35 +159,93 @@ struct PersistentPipeline {
 
   enum class Wait { go, shut_down, timed_out };
 
-  // Polls between reads of the timeout clock: the clock costs more than a poll.
+  // Polls between reads of the timeout clock: the clock costs more than a poll,
+  // so a wait that ends within the first polls never reads it.
   static constexpr int polls_per_clock_read = 64;
+
+  // True once `timeout_ns` passed since the first call of this wait; `since` starts at 0.
+  FERRY_HD bool out_of_time(std::uint64_t& since) const {
+    const std::uint64_t now = timeout_clock_ns();
+    if (since == 0) since = now;
+    return now - since > timeout_ns;
+  }
 
   // Waits for `counter` to pass chunk c (go), or to carry the shutdown message
   // with no more chunks (shut_down), for at most timeout_ns.
   template <bool from_host>
   FERRY_HD Wait wait_for_chunk(const std::uint64_t* counter, std::uint64_t c) const {
-    const std::uint64_t since = timeout_clock_ns();
+    std::uint64_t since = 0;
     for (int polls = 1;; ++polls) {
       const std::uint64_t value = from_host ? load_acquire_system(counter) : load_acquire_device(counter);
       if ((value & ~shutdown_bit) > c) return Wait::go;
       if (value & shutdown_bit) return Wait::shut_down;
-      if (polls % polls_per_clock_read == 0 && timeout_clock_ns() - since > timeout_ns) return Wait::timed_out;
+      if (polls % polls_per_clock_read == 0 && out_of_time(since)) return Wait::timed_out;
       spin_pause();
     }
   }
 
   // Waits until the reader of ring slot c % ring_slots has taken the chunk that was there.
   FERRY_HD Wait wait_for_space(const std::uint64_t* taken_counter, std::uint64_t c) const {
-    const std::uint64_t since = timeout_clock_ns();
+    std::uint64_t since = 0;
     for (int polls = 1; load_acquire_device(taken_counter) + ring_slots <= c; ++polls) {
-      if (polls % polls_per_clock_read == 0 && timeout_clock_ns() - since > timeout_ns) return Wait::timed_out;
+      if (polls % polls_per_clock_read == 0 && out_of_time(since)) return Wait::timed_out;
       spin_pause();
     }
     return Wait::go;
   }
 
-  FERRY_HD Quad* slot(int ring, std::uint64_t c) const {
-    return rings + (static_cast<std::uint64_t>(ring) * ring_slots + c % ring_slots) * chunk_quads;
+  FERRY_HD static std::uint64_t tag_of(std::uint64_t c) { return ((c + 1) & 0xFFFFFFFFull) << 32; }
+
+  FERRY_HD std::uint64_t* slot(int ring, std::uint64_t c) const {
+    return rings + (static_cast<std::uint64_t>(ring) * ring_slots + c % ring_slots) * chunk_quads * 4;
+  }
+
+  // Reads quads [q, q + loads_in_flight * step) of a slice from a ring slot,
+  // all loads first, then polls again only for words that had not yet come.
+  FERRY_HD Wait take_batch(const std::uint64_t* words, std::uint64_t base, std::uint64_t step, std::uint64_t hi,
+                           std::uint64_t c, const std::uint64_t* shutdown_in, Quad (&held)[loads_in_flight]) const {
+    std::uint64_t raw[loads_in_flight][4];
+    FERRY_UNROLL
+    for (int k = 0; k < loads_in_flight; ++k)
+      if (base + k * step < hi)
+        for (int j = 0; j < 4; ++j) raw[k][j] = load_relaxed_device(words + (base + k * step) * 4 + j);
+    const std::uint64_t tag = tag_of(c);
+    std::uint64_t since = 0;
+    // Every word still missing is loaded again in one wave: a poll costs one
+    // round trip to L2, however many words are late.
+    for (int polls = 1;; ++polls) {
+      bool complete = true;
+      FERRY_UNROLL
+      for (int k = 0; k < loads_in_flight; ++k)
+        if (base + k * step < hi)
+          for (int j = 0; j < 4; ++j) complete = complete && (raw[k][j] & 0xFFFFFFFF00000000ull) == tag;
+      if (complete) break;
+      if (polls % polls_per_clock_read == 0) {
+        const std::uint64_t message = load_acquire_device(shutdown_in);
+        if ((message & shutdown_bit) && (message & ~shutdown_bit) <= c) return Wait::shut_down;
+        if (out_of_time(since)) return Wait::timed_out;
+      }
+      spin_pause();
+      FERRY_UNROLL
+      for (int k = 0; k < loads_in_flight; ++k)
+        if (base + k * step < hi)
+          for (int j = 0; j < 4; ++j)
+            if ((raw[k][j] & 0xFFFFFFFF00000000ull) != tag) raw[k][j] = load_relaxed_device(words + (base + k * step) * 4 + j);
+    }
+    FERRY_UNROLL
+    for (int k = 0; k < loads_in_flight; ++k)
+      for (int j = 0; j < 4; ++j) held[k].word[j] = static_cast<std::uint32_t>(raw[k][j]);
+    return Wait::go;
+  }
+
+  FERRY_HD void put(std::uint64_t* words, std::uint64_t q, const Quad& value, std::uint64_t c) const {
+    for (int j = 0; j < 4; ++j) store_relaxed_device(words + q * 4 + j, tag_of(c) | value.word[j]);
+  }
+
+  // Tells the next role (or the host) that no chunk follows chunk c - 1.
+  FERRY_HD void pass_shutdown(bool consumer, std::uint64_t* out, std::uint64_t c) const {
+    if (consumer) store_release_system(out, c | shutdown_bit);
+    else store_release_device(out, c | shutdown_bit);
   }
 
   template <class Team>
@@ -189,47 +253,63 @@ struct PersistentPipeline {
     const int role = team.index() / teams_per_role;  // 0 producer, 1..stages, stages + 1 consumer
     const int b = team.index() % teams_per_role;
     const bool producer = role == 0, consumer = role == stages + 1;
-    std::uint64_t* ready_out = consumer ? done + b * flag_stride : ready + role * teams_per_role + b;
-    const std::uint64_t* ready_in = producer ? doorbell : ready + (role - 1) * teams_per_role + b;
-
+    std::uint64_t* shutdown_out = consumer ? done + b * flag_stride : ready + role * teams_per_role + b;
+    const std::uint64_t* shutdown_in = producer ? doorbell : ready + (role - 1) * teams_per_role + b;
+    const std::uint64_t failed_team = 1 + static_cast<std::uint64_t>(team.index());
     // Two waits per chunk, by two warps at once where the team has them: the
-    // input (rank 0) and, for roles that write a ring, space in it.
+    // doorbell or the shutdown message (rank 0) and space in the ring it writes.
     const int space_waiter = team.size() > 32 ? 32 : 0;
+    const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+
     for (std::uint64_t c = 0;; ++c) {
+      const std::uint64_t first = c * chunk_quads;
+      const bool past_the_stream = first >= total_quads;  // no such chunk: only the shutdown message can come
       bool stop = false;
-      if (team.rank() == 0) {
-        const Wait wait = producer ? wait_for_chunk<true>(ready_in, c) : wait_for_chunk<false>(ready_in, c);
-        if (wait == Wait::shut_down) {
-          // Pass the message on: the next role stops after the same chunks.
-          if (consumer) store_release_system(ready_out, c | shutdown_bit);
-          else store_release_device(ready_out, c | shutdown_bit);
-        } else if (wait == Wait::timed_out) {
-          store_release_system(failure, 1 + static_cast<std::uint64_t>(team.index()));
-        }
+      if (team.rank() == 0 && (producer || past_the_stream)) {
+        const Wait wait = producer ? wait_for_chunk<true>(shutdown_in, c) : wait_for_chunk<false>(shutdown_in, c);
+        if (wait == Wait::shut_down) pass_shutdown(consumer, shutdown_out, c);
+        if (wait == Wait::timed_out) store_release_system(failure, failed_team);
         stop = wait != Wait::go;
       }
-      if (team.rank() == space_waiter && !consumer && !stop) {
-        if (wait_for_space(taken + role * teams_per_role + b, c) == Wait::timed_out) {
-          store_release_system(failure, 1 + static_cast<std::uint64_t>(team.index()));
-          stop = true;
-        }
+      if (team.rank() == space_waiter && !consumer && !stop && !past_the_stream &&
+          wait_for_space(taken + role * teams_per_role + b, c) == Wait::timed_out) {
+        store_release_system(failure, failed_team);
+        stop = true;
       }
       if (team.sync_or(stop)) return;
 
-      // This team's slice of chunk c, the same slice in every role.
-      const std::uint64_t first = c * chunk_quads;
       const std::uint64_t quads = total_quads - first < chunk_quads ? total_quads - first : chunk_quads;
-      const Quad* from = producer ? input + first : slot(role - 1, c);
-      Quad* to = consumer ? output + first : slot(role, c);
-      const StageRange work = producer || consumer ? StageRange{0, 0, rounds} : StageRange{role - 1, 1, rounds};
-      move_slice(team, from, to, team_slice(quads, b, teams_per_role), work);
-      team.sync();
-
+      const Slice slice = team_slice(quads, b, teams_per_role);
+      Wait mine = Wait::go;
+      for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi && mine == Wait::go; base += loads_in_flight * step) {
+        Quad held[loads_in_flight];
+        if (producer) {
+          FERRY_UNROLL
+          for (int k = 0; k < loads_in_flight; ++k)
+            if (base + k * step < slice.hi) held[k] = input[first + base + k * step];
+        } else {
+          mine = take_batch(slot(role - 1, c), base, step, slice.hi, c, shutdown_in, held);
+          if (mine != Wait::go) break;
+        }
+        FERRY_UNROLL
+        for (int k = 0; k < loads_in_flight; ++k) {
+          const std::uint64_t q = base + k * step;
+          if (q >= slice.hi) continue;
+          if (consumer) output[first + q] = held[k];
+          else put(slot(role, c), q, producer ? held[k] : stage_quad(held[k], role - 1, 1, rounds), c);
+        }
+      }
+      if (team.sync_or(mine != Wait::go)) {
+        const bool timed_out = team.sync_or(mine == Wait::timed_out);
+        if (team.rank() == 0) {
+          if (timed_out) store_release_system(failure, failed_team);
+          else pass_shutdown(consumer, shutdown_out, c);
+        }
+        return;
+      }
       if (team.rank() == 0) {
-        // The next role first: it is waiting; the ring's writer usually is not.
         // System scope for the consumer: its release orders the team's writes to host memory before the count.
-        if (consumer) store_release_system(ready_out, c + 1);
-        else store_release_device(ready_out, c + 1);
+        if (consumer) store_release_system(done + b * flag_stride, c + 1);
         if (!producer) store_release_device(taken + (role - 1) * teams_per_role + b, c + 1);
       }
     }

@@ -40,7 +40,9 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
 
   auto stream = backend_.make_stream(config_.device);
-  Buffer rings = backend_.allocate_device(config_.device, rings_count * ring_slots * point.chunk_bytes);
+  // Each 4-byte value travels in an 8-byte ring word with its chunk number; zero is no chunk.
+  Buffer rings = backend_.allocate_device(config_.device, rings_count * ring_slots * point.chunk_bytes * 2);
+  stream->fill(rings.data(), 0, rings.bytes());
   Buffer counters = backend_.allocate_device(config_.device, 2 * rings_count * teams * sizeof(std::uint64_t));
   stream->fill(counters.data(), 0, counters.bytes());
   stream->synchronize();
@@ -60,7 +62,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       .total_quads = config_.total_bytes / quad_bytes,
       .input = input_.device_view_as<const Quad>(),
       .output = output_.device_view_as<Quad>(),
-      .rings = rings.as<Quad>(),
+      .rings = rings.as<std::uint64_t>(),
       .ready = counters.as<std::uint64_t>(),
       .taken = counters.as<std::uint64_t>() + rings_count * teams,
       .doorbell = shared_view,
@@ -105,6 +107,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   auto progress_at = HostClock::now();
   HostClock::time_point last_visible{};
   const auto depth = static_cast<std::uint64_t>(point.depth);
+  HostPoll poll;
   while (completed < chunks) {
     if (released < chunks && released - completed < depth) {
       ready[released] = HostClock::now();
@@ -119,7 +122,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       progress_at = last_visible;
       continue;
     }
-    spin_pause();
+    poll.idle();
     const std::uint64_t failure = load_acquire_system(flags.failure);
     if (failure != no_failure || seconds_between(progress_at, HostClock::now()) > host_timeout_s)
       throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s{}", completed,
