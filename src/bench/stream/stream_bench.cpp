@@ -168,8 +168,9 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
       return;
     }
     const auto start = HostClock::now();
+    HostPoll poll;
     while (load_acquire_system(finished_chunks.as<std::uint64_t>() + k * flag_stride) != c + 1) {
-      spin_pause();
+      poll.idle();
       if (seconds_between(start, HostClock::now()) > completion_timeout_s)
         throw RuntimeFailure(fmt::format("zerocopy: chunk {} did not report completion within {} s", c, completion_timeout_s));
     }

@@ -2,11 +2,25 @@
 // What the parts of one `stream` run share. Internal to bench/stream.
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/stream/stream.hpp"
 
 namespace ferry::stream {
+
+// The host's poll loops give way to other threads only now and then: a yield
+// is a system call, and one per poll would delay noticing the flag by about a
+// microsecond; never yielding would starve the emulator's threads on a small machine.
+class HostPoll {
+ public:
+  void idle() {
+    if (++idle_polls_ % 64 == 0) std::this_thread::yield();
+  }
+
+ private:
+  unsigned idle_polls_ = 0;
+};
 
 // One configuration the run measures.
 struct Point {
