@@ -65,11 +65,16 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
       host_calls = 1;
       break;
     }
-    case Design::persistent:
+    case Design::persistent: {
+      // The roles pass words on as they arrive (LL rings), so a chunk streams
+      // through all of them at once: its time is that of the slowest rate.
       fixed_s = p.flag_round_trip_s;
-      moving_s = chunk / p.zero_copy_read_Bps + chunk / compute_Bps + chunk / p.zero_copy_write_Bps;
-      out.latency_basis = fmt::format("flag round trip, chunk read + {} stages + chunk written", config.stages);
+      const double both_ways = std::min({p.zero_copy_read_Bps, p.zero_copy_write_Bps, p.bidirectional_Bps / 2});
+      moving_s = std::max(chunk / both_ways, chunk / compute_Bps);
+      out.latency_basis = fmt::format("flag round trip, chunk streamed through read, {} stages and write at once",
+                                      config.stages);
       break;
+    }
   }
   out.latency_s = fixed_s + moving_s;
 

@@ -17,7 +17,8 @@ struct Prediction {
 };
 
 // Latency >= fixed overheads (launch and completion, copy set-up, or the flag
-// round trip) + the chunk through each of its stages one after another.
+// round trip) + the chunk through each of its stages one after another (the
+// persistent pipeline's stages overlap: there, the slowest of them).
 // Throughput <= min(the link both ways at once, compute, host calls per chunk,
 // depth x chunk / latency) -- the last is Little's law.
 Prediction predict(const Point& point, const StreamConfig& config, const Ceilings& ceilings);
