@@ -52,27 +52,31 @@ int StreamBench::persistent_teams(std::uint64_t chunk_bytes) const {
   return std::clamp(wanted, 1, most);
 }
 
+void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed) {
+  parallel_ranges(static_cast<std::int64_t>(count), words_per_host_thread, [&](std::int64_t first, std::int64_t end) {
+    for (std::int64_t i = first; i < end; ++i) words[i] = input_word(static_cast<std::uint64_t>(i), seed);
+  });
+}
+
+std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds) {
+  std::atomic<std::uint64_t> wrong{0};
+  parallel_ranges(static_cast<std::int64_t>(count), words_per_host_thread, [&](std::int64_t first, std::int64_t end) {
+    std::uint64_t mine = 0;
+    for (std::int64_t i = first; i < end; ++i)
+      mine += words[i] != all_stages(input_word(static_cast<std::uint64_t>(i), seed), stages, rounds);
+    wrong += mine;
+  });
+  return wrong;
+}
+
 void StreamBench::prepare(std::uint64_t seed) {
-  auto* words = input_.as<std::uint32_t>();
-  parallel_ranges(static_cast<std::int64_t>(config_.total_bytes / 4), words_per_host_thread,
-                  [&](std::int64_t first, std::int64_t end) {
-                    for (std::int64_t i = first; i < end; ++i) words[i] = input_word(static_cast<std::uint64_t>(i), seed);
-                  });
+  fill_input(input_.as<std::uint32_t>(), config_.total_bytes / 4, seed);
   poison_on_host(output_.data(), output_.bytes());
 }
 
 std::uint64_t StreamBench::wrong_words(std::uint64_t seed) const {
-  const auto* words = output_.as<const std::uint32_t>();
-  const int stages = config_.stages, rounds = config_.rounds_per_stage();
-  std::atomic<std::uint64_t> wrong{0};
-  parallel_ranges(static_cast<std::int64_t>(config_.total_bytes / 4), words_per_host_thread,
-                  [&](std::int64_t first, std::int64_t end) {
-                    std::uint64_t mine = 0;
-                    for (std::int64_t i = first; i < end; ++i)
-                      mine += words[i] != all_stages(input_word(static_cast<std::uint64_t>(i), seed), stages, rounds);
-                    wrong += mine;
-                  });
-  return wrong;
+  return wrong_outputs(output_.as<const std::uint32_t>(), config_.total_bytes / 4, seed, config_.stages,
+                       config_.rounds_per_stage());
 }
 
 PointMeasurement StreamBench::measure(const Point& point) {
@@ -101,7 +105,7 @@ Pass StreamBench::stream_once(const Point& point, std::uint64_t chunks) {
 Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   struct Slot {
     std::unique_ptr<Stream> stream;
-    std::unique_ptr<Event> done;
+    std::unique_ptr<Event> done;  // none for zerocopy: its chunks raise a flag
     Buffer a, b;  // device buffers: the chunk, and the pipeline's second buffer
   };
   const Design design = point.design;
@@ -112,7 +116,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   std::vector<Slot> slots(std::min(depth, chunks));
   for (Slot& s : slots) {
     s.stream = backend_.make_stream(config_.device);
-    s.done = backend_.make_event(config_.device);
+    if (!zerocopy) s.done = backend_.make_event(config_.device);
     if (!zerocopy) s.a = backend_.allocate_device(config_.device, point.chunk_bytes);
     if (design == Design::pipeline) s.b = backend_.allocate_device(config_.device, point.chunk_bytes);
   }

@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "bench/common/measure.hpp"
+#include "bench/common/verify.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_model.hpp"
 #include "bench/stream/stream_run.hpp"
-#include "core/host_parallel.hpp"
 #include "core/units.hpp"
 
 namespace ferry::stream {
@@ -102,10 +101,7 @@ Ceilings measure_ceilings(Backend& backend, const StreamConfig& config, const mo
   Buffer host = backend.allocate_host(MemoryKind::pinned, bytes);
   constexpr std::uint64_t seed = 0xC0FFEE;
   auto* words = host.as<std::uint32_t>();
-  const auto word_count = static_cast<std::int64_t>(bytes / 4);
-  parallel_ranges(word_count, 1 << 22, [&](std::int64_t first, std::int64_t end) {
-    for (std::int64_t i = first; i < end; ++i) words[i] = input_word(static_cast<std::uint64_t>(i), seed);
-  });
+  fill_input(words, bytes / 4, seed);
   stream->copy(in.data(), host.data(), bytes);
   stream->synchronize();
 
@@ -113,21 +109,14 @@ Ceilings measure_ceilings(Backend& backend, const StreamConfig& config, const mo
   auto time_stages = [&](int stage_count) {
     const StageKernel kernel{in.as<const Quad>(), out.as<Quad>(), 0, stage_count, rounds};
     Trial trial{.prepare = [&] {
-                  stream->fill(out.data(), 0xA5, bytes);
+                  stream->fill(out.data(), poison_byte, bytes);
                   stream->synchronize();
                 },
                 .enqueue = [&](Stream& s) { launch_stages(s, kernel, quads); },
                 .check = [&] {
                   stream->copy(host.data(), out.data(), bytes);
                   stream->synchronize();
-                  std::atomic<std::uint64_t> wrong{0};
-                  parallel_ranges(word_count, 1 << 22, [&](std::int64_t first, std::int64_t end) {
-                    std::uint64_t mine = 0;
-                    for (std::int64_t i = first; i < end; ++i)
-                      mine += words[i] != all_stages(input_word(static_cast<std::uint64_t>(i), seed), stage_count, rounds);
-                    wrong += mine;
-                  });
-                  return wrong == 0;
+                  return wrong_outputs(words, bytes / 4, seed, stage_count, rounds) == 0;
                 }};
     Row row;
     row.section = "compute";

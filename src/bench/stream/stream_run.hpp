@@ -22,6 +22,11 @@ class HostPoll {
   unsigned idle_polls_ = 0;
 };
 
+// The stream's input words for one seed, and the count of output words that
+// differ from the host's own computation of them: on host threads.
+void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
+std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds);
+
 // One configuration the run measures.
 struct Point {
   Design design = Design::chunked;
