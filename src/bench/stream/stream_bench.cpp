@@ -147,20 +147,18 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
                              static_cast<int>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team));
       return;
     }
-    if (design == Design::pipeline) {
-      stream.copy(s.a.data(), input_.data() + offset, bytes);
-      Quad* from = s.a.as<Quad>();
-      Quad* to = s.b.as<Quad>();
+    stream.copy(s.a.data(), input_.data() + offset, bytes);
+    Quad* result = s.a.as<Quad>();
+    if (design == Design::pipeline) {  // a kernel per stage, between two device buffers
+      Quad* next = s.b.as<Quad>();
       for (int stage = 0; stage < stages; ++stage) {
-        launch_stages(stream, {from, to, stage, 1, rounds}, quads);
-        std::swap(from, to);
+        launch_stages(stream, {result, next, stage, 1, rounds}, quads);
+        std::swap(result, next);
       }
-      stream.copy(output_.data() + offset, from, bytes);
-    } else {  // offload, chunked: in place in one device buffer
-      stream.copy(s.a.data(), input_.data() + offset, bytes);
-      launch_stages(stream, {s.a.as<Quad>(), s.a.as<Quad>(), 0, stages, rounds}, quads);
-      stream.copy(output_.data() + offset, s.a.data(), bytes);
+    } else {  // offload, chunked: every stage in one kernel, in place
+      launch_stages(stream, {result, result, 0, stages, rounds}, quads);
     }
+    stream.copy(output_.data() + offset, result, bytes);
     stream.record(*s.done);
   };
 

@@ -7,6 +7,7 @@
 
 #include "bench/stream/stream.hpp"
 #include "bench/stream/stream_kernels.hpp"
+#include "bench/stream/stream_run.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -90,7 +91,7 @@ void validate(Backend& backend, const StreamConfig& config) {
     const std::uint64_t per_design = d == Design::offload      ? config.total_bytes
                                      : d == Design::chunked    ? depth * chunk
                                      : d == Design::pipeline   ? 2 * depth * chunk
-                                     : d == Design::persistent ? (config.stages + 1ull) * 2 * 2 * chunk
+                                     : d == Design::persistent ? persistent_ring_bytes(config.stages, chunk)
                                                                : 0;
     needed = std::max(needed, per_design);
   }

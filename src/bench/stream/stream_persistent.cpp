@@ -33,6 +33,11 @@ std::string failure_text(std::uint64_t failure, int teams_per_role, int stages) 
 
 }  // namespace
 
+std::uint64_t persistent_ring_bytes(int stages, std::uint64_t chunk_bytes) {
+  // Each 4-byte value travels in an 8-byte ring word with its chunk number.
+  return (stages + 1ull) * ring_slots * chunk_bytes * 2;
+}
+
 Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   const int stages = config_.stages;
   const int teams = persistent_teams(point.chunk_bytes);
@@ -40,9 +45,8 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
 
   auto stream = backend_.make_stream(config_.device);
-  // Each 4-byte value travels in an 8-byte ring word with its chunk number; zero is no chunk.
-  Buffer rings = backend_.allocate_device(config_.device, rings_count * ring_slots * point.chunk_bytes * 2);
-  stream->fill(rings.data(), 0, rings.bytes());
+  Buffer rings = backend_.allocate_device(config_.device, persistent_ring_bytes(stages, point.chunk_bytes));
+  stream->fill(rings.data(), 0, rings.bytes());  // chunk number 0 in a ring word: no chunk yet
   Buffer counters = backend_.allocate_device(config_.device, 2 * rings_count * teams * sizeof(std::uint64_t));
   stream->fill(counters.data(), 0, counters.bytes());
   stream->synchronize();

@@ -27,6 +27,9 @@ class HostPoll {
 void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
 std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds);
 
+// Device memory the persistent pipeline's rings take for one chunk size.
+std::uint64_t persistent_ring_bytes(int stages, std::uint64_t chunk_bytes);
+
 // One configuration the run measures.
 struct Point {
   Design design = Design::chunked;
