@@ -69,12 +69,7 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const link::LinkConfig config = make_config(*backend, o);
 
-  Results results;
-  results.ferry_version = FERRY_VERSION;
-  results.created_utc = utc_now_iso8601();
-  results.command_line = command_line;
-  results.machine = backend->describe_machine();
-  out << render_banner(results.machine) << std::flush;
+  Results results = start_results(*backend, command_line, out);
 
   link::LinkOutcome outcome = link::run(*backend, results.machine, config, Progress("link", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));

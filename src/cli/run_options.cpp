@@ -43,6 +43,16 @@ std::vector<int> selected_devices(const RunOptions& options) {
   return devices;
 }
 
+Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out) {
+  Results results;
+  results.ferry_version = FERRY_VERSION;
+  results.created_utc = utc_now_iso8601();
+  results.command_line = command_line;
+  results.machine = backend.describe_machine();
+  out << render_banner(results.machine) << std::flush;
+  return results;
+}
+
 int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
   for (const WorkloadResult& w : results.workloads) out << render_workload(w);
   // Both files are rendered before either is written, so a failure leaves neither half done.

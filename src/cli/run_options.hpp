@@ -25,8 +25,12 @@ void add_run_options(CLI::App& command, RunOptions& options);
 // The devices the options name: --devices, else --device, else 0.
 std::vector<int> selected_devices(const RunOptions& options);
 
-// Fills the run's machine, command line and version, prints the tables to
-// `out`, writes --json and --csv, and returns the exit code for the results.
+// A run's results before any workload: version, time, command line and the
+// machine, whose banner goes to `out` at once.
+Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out);
+
+// Prints the tables to `out`, writes --json and --csv, and returns the exit
+// code for the results.
 int finish_run(Results& results, const RunOptions& options, std::ostream& out);
 
 }  // namespace ferry

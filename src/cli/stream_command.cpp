@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "backend/select.hpp"
-#include "bench/link/link.hpp"
 #include "bench/stream/stream.hpp"
+#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
@@ -100,27 +100,13 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
   const stream::Target target = tuning ? make_target(o) : stream::Target{};
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   stream::StreamConfig config = make_config(*backend, o, tuning);
-  model::MachineProfile from_file;
-  if (!o.profile_path.empty()) from_file = model::read_profile(o.profile_path);
+  ModelProfile ceilings(o.profile_path);
 
-  Results results;
-  results.ferry_version = FERRY_VERSION;
-  results.created_utc = utc_now_iso8601();
-  results.command_line = command_line;
-  results.machine = backend->describe_machine();
-  out << render_banner(results.machine) << std::flush;
+  Results results = start_results(*backend, command_line, out);
   stream::validate(*backend, config);
 
-  model::DeviceProfile profile;
-  if (!o.profile_path.empty()) {
-    profile = from_file.device(config.device);
-    config.profile_origin = fmt::format("from the profile {}", o.profile_path);
-  } else {
-    link::LinkOutcome link = link::run(*backend, results.machine, link::LinkConfig::for_models(backend->capabilities(), config.device),
-                                       Progress("link", !o.run.quiet));
-    profile = link.profile.device(config.device);
-    results.workloads.push_back(std::move(link.result));
-  }
+  const model::DeviceProfile profile = ceilings.for_device(*backend, results, config.device, o.run.quiet);
+  config.profile_origin = ceilings.origin();
 
   const Progress progress(tuning ? "tune stream" : "stream", !o.run.quiet);
   bool met = true;

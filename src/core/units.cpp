@@ -70,41 +70,56 @@ std::uint64_t parse_bytes(std::string_view raw) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-std::vector<std::uint64_t> parse_byte_range(std::string_view raw) {
+namespace {
+
+// A list "a,b,c", a range "START:END:xFACTOR" or "START:END:+STEP", or one
+// value, each item read by `one`; ascending, without repeats.
+template <class ParseOne>
+std::vector<std::uint64_t> parse_range(std::string_view raw, ParseOne one) {
   const std::string_view text = trim(raw);
-  std::vector<std::uint64_t> sizes;
+  std::vector<std::uint64_t> values;
 
   if (text.find(',') != std::string_view::npos) {
-    for (std::string_view item : split(text, ',')) sizes.push_back(parse_bytes(item));
+    for (std::string_view item : split(text, ',')) values.push_back(one(item));
   } else if (const auto first = text.find(':'); first != std::string_view::npos) {
     const auto second = text.find(':', first + 1);
     if (second == std::string_view::npos)
       throw UsageError(fmt::format("malformed range '{}': expected START:END:xFACTOR or START:END:+STEP", raw));
-    const std::uint64_t start = parse_bytes(text.substr(0, first));
-    const std::uint64_t end = parse_bytes(text.substr(first + 1, second - first - 1));
+    const std::uint64_t start = one(text.substr(0, first));
+    const std::uint64_t end = one(text.substr(first + 1, second - first - 1));
     const std::string_view step = trim(text.substr(second + 1));
     if (end < start) throw UsageError(fmt::format("malformed range '{}': the end is below the start", raw));
     if (step.size() < 2 || (step.front() != 'x' && step.front() != '+'))
-      throw UsageError(fmt::format("malformed range '{}': the step '{}' must be xFACTOR or +SIZE", raw, step));
+      throw UsageError(fmt::format("malformed range '{}': the step '{}' must be xFACTOR or +STEP", raw, step));
     if (step.front() == 'x') {
       std::uint64_t factor = 0;
       const auto [p, ec] = std::from_chars(step.data() + 1, step.data() + step.size(), factor);
       if (ec != std::errc() || p != step.data() + step.size() || factor < 2)
         throw UsageError(fmt::format("malformed range '{}': the factor must be a whole number >= 2", raw));
-      for (std::uint64_t s = start; s <= end; s *= factor) {
-        sizes.push_back(s);
-        if (s > end / factor) break;
+      for (std::uint64_t v = start; v <= end; v *= factor) {
+        values.push_back(v);
+        if (v > end / factor) break;
       }
     } else {
-      const std::uint64_t add = parse_bytes(step.substr(1));
-      for (std::uint64_t s = start; s <= end; s += add) sizes.push_back(s);
+      const std::uint64_t add = one(step.substr(1));
+      for (std::uint64_t v = start; v <= end; v += add) values.push_back(v);
     }
   } else {
-    sizes.push_back(parse_bytes(text));
+    values.push_back(one(text));
   }
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  return sizes;
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  return values;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_byte_range(std::string_view raw) {
+  return parse_range(raw, [](std::string_view item) { return parse_bytes(item); });
+}
+
+std::vector<std::uint64_t> parse_count_range(std::string_view raw, std::string_view what) {
+  return parse_range(raw, [what](std::string_view item) { return static_cast<std::uint64_t>(parse_positive_count(item, what)); });
 }
 
 std::int64_t parse_positive_count(std::string_view raw, std::string_view what) {

@@ -5,8 +5,8 @@
 namespace ferry {
 namespace {
 
-template <class TimeOne>
-Measurement repeat_trial(const Repeat& repeat, const Trial& trial, TimeOne time_one) {
+template <class AnyTrial, class TimeOne>
+Measurement repeat_trial(const Repeat& repeat, const AnyTrial& trial, TimeOne time_one) {
   for (int i = 0; i < repeat.warmup; ++i) {
     if (trial.prepare) trial.prepare();
     time_one();
@@ -45,6 +45,14 @@ Measurement time_on_host(Stream& stream, const Repeat& repeat, const Trial& tria
     const auto start = HostClock::now();
     trial.enqueue(stream);
     stream.synchronize();
+    return seconds_between(start, HostClock::now());
+  });
+}
+
+Measurement time_host_work(const Repeat& repeat, const HostTrial& trial) {
+  return repeat_trial(repeat, trial, [&] {
+    const auto start = HostClock::now();
+    trial.work();
     return seconds_between(start, HostClock::now());
   });
 }

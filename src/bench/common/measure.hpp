@@ -33,4 +33,12 @@ Measurement time_on_device(Backend& backend, Stream& stream, const Repeat& repea
 // Host view: steady clock from before the work is enqueued until stream sync returns.
 Measurement time_on_host(Stream& stream, const Repeat& repeat, const Trial& trial);
 
+// Work the host does itself, no device involved: steady clock around it.
+struct HostTrial {
+  std::function<void()> prepare = {};
+  std::function<void()> work = {};
+  std::function<bool()> check = {};
+};
+Measurement time_host_work(const Repeat& repeat, const HostTrial& trial);
+
 }  // namespace ferry

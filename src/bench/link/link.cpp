@@ -41,10 +41,11 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
   return c;
 }
 
-LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device) {
+LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, bool with_pageable) {
   LinkConfig c = defaults(capabilities, true);
   c.devices = {device};
   c.host_memory = {MemoryKind::pinned, MemoryKind::mapped};
+  if (with_pageable) c.host_memory.push_back(MemoryKind::pageable);
   if (capabilities.gpu_timings) {
     c.sweep_bytes = parse_byte_range("16M:256M:x4");
     c.flag_round_trips = 10000;

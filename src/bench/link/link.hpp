@@ -28,8 +28,9 @@ struct LinkConfig {
   // the emulator (its copies are CPU memcpy), smaller again with --quick.
   static LinkConfig defaults(const Capabilities& capabilities, bool quick);
   // The figures another workload's model reads, for one device, in seconds:
-  // pinned and mapped rates at the sizes where they plateau, latencies, flags.
-  static LinkConfig for_models(const Capabilities& capabilities, int device);
+  // pinned and mapped rates at the sizes where they plateau (pageable too
+  // when asked), latencies, flags.
+  static LinkConfig for_models(const Capabilities& capabilities, int device, bool with_pageable = false);
 };
 
 struct LinkOutcome {
