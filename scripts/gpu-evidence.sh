@@ -2,11 +2,12 @@
 # On the GPU machine: build with the CUDA backend for Hopper, run every test
 # (the GPU ones included), then measure one workload with its tables, JSON
 # and CSV. Writes at most 8 files under $OUT (or ./evidence).
-# Usage: scripts/gpu-evidence.sh link|stream [extra `ferry run WORKLOAD` options]
-#   link:   `ferry run link` and `ferry probe` (the machine profile)
-#   stream: `ferry run stream` and `ferry tune stream --latency $TUNE_LATENCY` (default 44us)
+# Usage: scripts/gpu-evidence.sh link|stream|overlap [extra `ferry run WORKLOAD` options]
+#   link:    `ferry run link` and `ferry probe` (the machine profile)
+#   stream:  `ferry run stream` and `ferry tune stream --latency $TUNE_LATENCY` (default 44us)
+#   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
 set -euo pipefail
-workload=${1:?usage: scripts/gpu-evidence.sh link|stream [options]}
+workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap [options]}
 shift
 out=$(realpath -m "${OUT:-evidence}")
 mkdir -p "$out"
@@ -28,8 +29,16 @@ case "$workload" in
     $ferry tune stream -q --latency "${TUNE_LATENCY:-44us}" --json "$out/tune.json" > "$out/tune.txt" || true
     sed -n '/^The configuration/,$p' "$out/tune.txt"
     ;;
+  overlap)
+    $ferry run overlap -q --json "$out/overlap.json" --trace "$out/trace.json" "$@" > "$out/overlap.txt" ||
+      { tail -40 "$out/overlap.txt"; exit 1; }
+    sed -n '/^c = a + b/,$p' "$out/overlap.txt"
+    python3 scripts/trace-svg.py "$out/trace.json" "$out/trace.svg"
+    $ferry run overlap -q --host pageable --splits 1,4,16,64 "$@" > "$out/overlap-pageable.txt" || true
+    grep -E "^note: best|overlap:" "$out/overlap-pageable.txt"
+    ;;
   *)
-    echo "gpu-evidence: unknown workload '$workload' (link or stream)" >&2
+    echo "gpu-evidence: unknown workload '$workload' (link, stream or overlap)" >&2
     exit 2
     ;;
 esac

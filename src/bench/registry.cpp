@@ -14,6 +14,10 @@ const std::vector<WorkloadInfo>& workloads() {
        "per-chunk latency (median, p99) and stream throughput of offload, chunked, zero-copy, multi-kernel "
        "pipeline and persistent producer/consumer designs over a chunk sweep, each output word verified, "
        "beside a model built from link's ceilings; `ferry tune stream` searches for a latency or throughput target"},
+      {"overlap", "a vector add split into k sub-buffers: how much overlapping copies and kernels buys",
+       "host wall time of c = a + b on the host, serially on the device and pipelined over k sub-buffers on several "
+       "streams (k swept), every word checked, beside the serial sum and the pipelined bound from link's ceilings; "
+       "`--trace` writes a Chrome trace of the overlap"},
   };
   return all;
 }

@@ -190,5 +190,40 @@ TEST(Cli, TuneNeedsOneTargetWithAUnit) {
   EXPECT_NE(missed.out.find("no configuration met"), std::string::npos);
 }
 
+// A fast emulated overlap run; `more` may replace its --size or --splits.
+std::vector<std::string> quick_overlap(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "overlap", "--backend", "emu", "--quiet", "--iterations", "2"};
+  for (const char* option : {"--size", "--splits"})
+    if (std::find(more.begin(), more.end(), option) == more.end())
+      args.insert(args.end(), {option, std::string(option) == "--size" ? "4M" : "1,4"});
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Cli, OverlapRunsAndWritesAChromeTrace) {
+  const std::string trace = (std::filesystem::temp_directory_path() / "ferry-overlap-trace.json").string();
+  const Outcome o = ferry(quick_overlap({"--trace", trace}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("overlap: PASSED"), std::string::npos);
+  EXPECT_NE(o.out.find("best pipelined: k = "), std::string::npos) << o.out;
+  const auto doc = nlohmann::json::parse(read_file(trace));
+  int boxes = 0;
+  for (const auto& e : doc["traceEvents"]) boxes += e["ph"] == "X";
+  EXPECT_GT(boxes, 0);
+  std::filesystem::remove(trace);
+}
+
+TEST(Cli, OverlapBadInputIsOneMessage) {
+  expect_bad_input(ferry(quick_overlap({"--size", "12QB"})), "malformed size '12QB'");
+  expect_bad_input(ferry(quick_overlap({"--size", "6"})), "not a whole number of 4-byte words");
+  expect_bad_input(ferry(quick_overlap({"--size", "1T"})), "lower --size");
+  expect_bad_input(ferry(quick_overlap({"--splits", "0"})), "--splits must be at least 1");
+  expect_bad_input(ferry(quick_overlap({"--splits", "many"})), "--splits must be a whole number");
+  expect_bad_input(ferry(quick_overlap({"--streams", "-1"})), "--streams must be at least 1");
+  expect_bad_input(ferry(quick_overlap({"--host", "mapped"})), "unknown --host 'mapped'");
+  expect_bad_input(ferry(quick_overlap({"--device", "7"})), "device 7 does not exist");
+  expect_bad_input(ferry(quick_overlap({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
+}
+
 }  // namespace
 }  // namespace ferry

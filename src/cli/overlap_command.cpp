@@ -1,0 +1,110 @@
+#include "cli/overlap_command.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "backend/select.hpp"
+#include "bench/overlap/overlap.hpp"
+#include "cli/model_profile.hpp"
+#include "cli/run_options.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace ferry {
+namespace {
+
+struct OverlapOptions {
+  RunOptions run;
+  std::string size;
+  std::string splits;
+  std::string min_split;
+  std::string host;
+  std::string streams;
+  std::string iterations;
+  std::string trace_path;
+  std::string profile_path;
+};
+
+overlap::OverlapConfig make_config(const Backend& backend, const OverlapOptions& o) {
+  overlap::OverlapConfig c = overlap::OverlapConfig::defaults(backend.capabilities(), o.run.quick);
+  const std::vector<int> devices = selected_devices(o.run);
+  if (devices.size() != 1) throw UsageError("overlap runs on one device: give --device N");
+  c.device = devices.front();
+  if (!o.size.empty()) {
+    const std::uint64_t bytes = parse_bytes(o.size);
+    if (bytes % 4 != 0) throw UsageError(fmt::format("--size {} is not a whole number of 4-byte words", o.size));
+    c.elements = bytes / 4;
+  }
+  if (!o.splits.empty()) {
+    c.splits.clear();
+    for (std::uint64_t k : parse_count_range(o.splits, "--splits")) {
+      if (k > 65536) throw UsageError(fmt::format("--splits must be 1..65536, not {}", k));
+      c.splits.push_back(static_cast<int>(k));
+    }
+  }
+  if (!o.min_split.empty()) c.min_split_bytes = parse_bytes(o.min_split);
+  if (!o.host.empty()) {
+    if (o.host == "pinned") c.host = MemoryKind::pinned;
+    else if (o.host == "pageable") c.host = MemoryKind::pageable;
+    else throw UsageError(fmt::format("unknown --host '{}': pinned or pageable", o.host));
+  }
+  if (!o.streams.empty()) c.streams = static_cast<int>(parse_positive_count(o.streams, "--streams"));
+  if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
+  c.want_trace = !o.trace_path.empty();
+  return c;
+}
+
+int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
+  // Everything the user typed is checked before the backend starts or anything runs.
+  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
+  overlap::OverlapConfig config = make_config(*backend, o);
+  ModelProfile ceilings(o.profile_path);
+
+  Results results = start_results(*backend, command_line, out);
+  overlap::validate(*backend, config);
+  const model::DeviceProfile profile =
+      ceilings.for_device(*backend, results, config.device, o.run.quiet, config.host == MemoryKind::pageable);
+  config.profile_origin = ceilings.origin();
+
+  overlap::OverlapOutcome outcome = overlap::run(*backend, results.machine, config, profile, Progress("overlap", !o.run.quiet));
+  results.workloads.push_back(std::move(outcome.result));
+  const int code = finish_run(results, o.run, out);
+  if (config.want_trace && !outcome.trace.boxes.empty()) {
+    write_file_atomically(o.trace_path, trace_to_json(outcome.trace));
+    out << "trace: " << o.trace_path << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
+                         std::ostream& out) {
+  auto o = std::make_shared<OverlapOptions>();
+  CLI::App* command = run.add_subcommand("overlap", "vector add split into k sub-buffers: copies and kernels overlapped");
+  command->footer(
+      "c = a + b three ways: on the host (all cores), serially on the device (H2D a and b, add, D2H c), and pipelined: "
+      "the vectors cut into k sub-buffers (4 KiB aligned, at least --min-split), each sub-buffer's H2D -> add -> D2H "
+      "chained on one of --streams streams, ordered by events, one host wait at the end. Times are host wall times "
+      "(median of --iterations after a warm-up); every word of c is checked. Beside each time the model: serial = its "
+      "steps in turn; pipelined = the busiest stage plus one sub-buffer through the other two, from link's ceilings.");
+  add_run_options(*command, o->run);
+  command->add_option("--size", o->size, "bytes per vector (default 1G on a GPU: 256 Mi int32; 16M on the emulator)");
+  command->add_option("--splits", o->splits, "sub-buffer counts k to sweep, e.g. 1:256:x2 (default) or 1,8,64");
+  command->add_option("--min-split", o->min_split, "smallest sub-buffer (default 1M); smaller requests are clamped");
+  command->add_option("--host", o->host, "host memory for a, b and c: pinned (default) or pageable");
+  command->add_option("--streams", o->streams, "streams the sub-buffer chains go round-robin over (default 4)");
+  command->add_option("--iterations", o->iterations, "timed runs per variant after a warm-up (default 7; 5 on the emulator)");
+  command->add_option("--trace", o->trace_path,
+                      "write a Chrome trace (JSON) of one more pipelined run at the best k: a lane per stream, a box "
+                      "per copy and add, timed by events");
+  command->add_option("--profile", o->profile_path,
+                      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+  command->callback([&action, &out, o, &command_line] {
+    action = [&out, o, &command_line] { return run_overlap(*o, command_line, out); };
+  });
+}
+
+}  // namespace ferry

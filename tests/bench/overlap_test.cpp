@@ -1,0 +1,174 @@
+#include "bench/overlap/overlap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "backend/emu/emu_backend.hpp"
+#include "bench/overlap/overlap_kernels.hpp"
+#include "bench/overlap/overlap_model.hpp"
+#include "bench/overlap/overlap_split.hpp"
+#include "core/error.hpp"
+
+namespace ferry::overlap {
+namespace {
+
+std::uint64_t covered(const Split& s) {
+  std::uint64_t next = 0;
+  for (const SubBuffer& p : s.parts) {
+    EXPECT_EQ(p.first, next) << "sub-buffers follow one another with no gap or overlap";
+    next += p.count;
+  }
+  return next;
+}
+
+TEST(OverlapSplit, EvenSplitsAreEqualAndAligned) {
+  const Split s = split_vector(256ull << 20, 8, 1 << 20);
+  ASSERT_EQ(s.parts.size(), 8u);
+  for (const SubBuffer& p : s.parts) EXPECT_EQ(p.count, 32ull << 20);
+  EXPECT_FALSE(s.clamped);
+  EXPECT_EQ(covered(s), 256ull << 20);
+}
+
+TEST(OverlapSplit, AnUnevenSplitRoundsUpTo4KiBAndTheLastTakesTheRest) {
+  const std::uint64_t words = (3ull << 20) + 5;  // 12 MiB + 20 B
+  const Split s = split_vector(words, 3, 4096);
+  ASSERT_EQ(s.parts.size(), 3u);
+  EXPECT_EQ(s.parts.front().count * 4, (4ull << 20) + 4096) << "a third of 12 MiB + 20 B, rounded up to 4 KiB";
+  for (std::size_t i = 0; i + 1 < s.parts.size(); ++i) EXPECT_EQ(s.parts[i].count * 4 % split_alignment_bytes, 0u);
+  EXPECT_LT(s.parts.back().count, s.parts.front().count);
+  EXPECT_EQ(covered(s), words);
+}
+
+TEST(OverlapSplit, TheFloorClampsManySmallSubBuffersAndSaysSo) {
+  const Split s = split_vector(4ull << 20, 64, 1 << 20);  // 16 MiB: 64 parts would be 256 KiB
+  EXPECT_EQ(s.parts.size(), 16u);
+  EXPECT_TRUE(s.clamped);
+  EXPECT_EQ(covered(s), 4ull << 20);
+  EXPECT_FALSE(split_vector(4ull << 20, 16, 1 << 20).clamped) << "exactly at the floor is not clamped";
+}
+
+TEST(OverlapKernel, AddsAsInt32DoesWrappingAround) {
+  const std::uint32_t a[2] = {0xFFFFFFFFu, 7}, b[2] = {2, 5};
+  std::uint32_t c[2] = {0, 0};
+  const VectorAdd add{a, b, c};
+  add(0);
+  add(1);
+  EXPECT_EQ(c[0], 1u);
+  EXPECT_EQ(c[1], 12u);
+  EXPECT_NE(input_word(3, 0, 1), input_word(3, 1, 1)) << "a and b differ";
+}
+
+Rates rates() { return {.h2d_Bps = 10, .d2h_Bps = 10, .bidirectional_Bps = 0, .kernel_Bps = 100, .copy_latency_s = 0}; }
+
+TEST(OverlapModel, SerialIsTheSumOfItsSteps) {
+  // 1000 B vectors: 2000 B in at 10 B/s, the add at 100 B/s, 1000 B out at 10 B/s.
+  EXPECT_DOUBLE_EQ(serial_time(1000, rates()).seconds, 200 + 10 + 100);
+}
+
+TEST(OverlapModel, PipelinedIsTheBusiestStagePlusOneSubBufferThroughTheOthers) {
+  const Split ten = split_vector(250 * 1024, 10, 1);  // 1 MiB, 10 parts of 100 KiB (rounded to 4 KiB)
+  const double B = 1024.0 * 1024, p = 4.0 * ten.parts.front().count;
+  const Prediction h2d_bound = pipelined_bound(1 << 20, ten, rates());
+  EXPECT_DOUBLE_EQ(h2d_bound.seconds, 2 * B / 10 + p / 100 + p / 10);
+  EXPECT_NE(h2d_bound.basis.find("H2D of a and b"), std::string::npos);
+
+  Rates slow_kernel = rates();
+  slow_kernel.kernel_Bps = 1;
+  const Prediction kernel_bound = pipelined_bound(1 << 20, ten, slow_kernel);
+  EXPECT_DOUBLE_EQ(kernel_bound.seconds, 2 * p / 10 + B / 1 + p / 10);
+  EXPECT_NE(kernel_bound.basis.find("add"), std::string::npos);
+
+  Rates shared_link = rates();
+  shared_link.bidirectional_Bps = 12;  // both ways at once barely faster than one way
+  EXPECT_DOUBLE_EQ(pipelined_bound(1 << 20, ten, shared_link).seconds, 3 * B / 12);
+
+  EXPECT_LT(pipelined_bound(1 << 20, split_vector(1 << 18, 64, 1), rates()).seconds, h2d_bound.seconds)
+      << "more sub-buffers: a shorter fill and drain";
+}
+
+model::DeviceProfile profile() {
+  model::DeviceProfile p;
+  p.h2d_Bps = p.d2h_Bps = 10e9;
+  p.bidirectional_Bps = 16e9;
+  p.copy_engine_latency_h2d_s = p.copy_engine_latency_d2h_s = 2e-6;
+  p.device_copy_Bps = 100e9;
+  return p;
+}
+
+OverlapConfig small_config() {
+  OverlapConfig c;
+  c.elements = (1 << 20) + 1000;  // 4 MiB and a partial last sub-buffer
+  c.splits = {1, 3, 8, 64};
+  c.min_split_bytes = 256 << 10;
+  c.streams = 3;
+  c.iterations = 2;
+  c.want_trace = true;
+  return c;
+}
+
+TEST(Overlap, EveryVariantPassesOnTheEmulatorWithTheModelBeside) {
+  emu::EmuBackend backend;
+  const OverlapConfig config = small_config();
+  const OverlapOutcome out = run(backend, backend.describe_machine(), config, profile(), Progress("test", false));
+  const WorkloadResult& r = out.result;
+  EXPECT_TRUE(r.passed());
+
+  std::map<std::string, int> variants;
+  for (const Row& row : r.rows) {
+    if (row.section != "variants") continue;
+    EXPECT_EQ(row.check, Check::passed);
+    EXPECT_EQ(row.sample_count(), 2u);
+    const auto variant = std::get<std::string>(row.params.front().second);
+    ++variants[variant];
+    if (variant != "cpu") EXPECT_TRUE(row.model.has_value()) << variant;
+  }
+  EXPECT_EQ(variants["cpu"], 1);
+  EXPECT_EQ(variants["serial"], 1);
+  EXPECT_EQ(variants["pipelined"], 4) << "1, 3, 8 and 64 (clamped to 17) are four different splits";
+
+  bool clamp_said = false;
+  for (const auto& note : r.notes) clamp_said = clamp_said || note.find("k = 64: sub-buffers would be under") != std::string::npos;
+  EXPECT_TRUE(clamp_said);
+  EXPECT_EQ(std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.section == "summary"; }), 1);
+}
+
+TEST(Overlap, TheTraceHasALanePerStreamAndEachChainInOrder) {
+  emu::EmuBackend backend;
+  OverlapConfig config = small_config();
+  config.splits = {8};
+  const OverlapOutcome out = run(backend, backend.describe_machine(), config, profile(), Progress("test", false));
+  const Trace& t = out.trace;
+  ASSERT_EQ(t.lanes.size(), 3u);
+  ASSERT_EQ(t.boxes.size(), 4u * 8) << "8 parts (the last one short), four steps each";
+  for (std::size_t i = 0; i < t.boxes.size(); i += 4) {
+    for (std::size_t step = 0; step < 4; ++step) {
+      const TraceBox& b = t.boxes[i + step];
+      EXPECT_EQ(b.lane, static_cast<int>(i / 4 % 3));
+      EXPECT_GE(b.start_s, 0);
+      EXPECT_GE(b.duration_s, 0);
+      if (step > 0) EXPECT_GE(b.start_s, t.boxes[i + step - 1].start_s + t.boxes[i + step - 1].duration_s - 1e-9);
+    }
+  }
+  EXPECT_EQ(t.boxes[2].category, "kernel");
+  EXPECT_EQ(t.boxes[3].name, "D2H c[0]");
+}
+
+TEST(Overlap, RefusesWhatCannotRun) {
+  emu::EmuBackend backend;
+  OverlapConfig c = small_config();
+  c.elements = 1ull << 40;  // 12 TiB across a, b and c
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = small_config();
+  c.device = 9;
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = small_config();
+  c.splits = {};
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = small_config();
+  c.streams = 0;
+  EXPECT_THROW(validate(backend, c), UsageError);
+}
+
+}  // namespace
+}  // namespace ferry::overlap
