@@ -46,12 +46,19 @@ TEST(Cli, ListNamesEachWorkloadAndWhatItMeasures) {
 }
 
 TEST(Cli, HelpExplainsEveryCommand) {
-  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"run", "--help"}, {"run", "link", "--help"}, {"probe", "--help"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},
+                                                                 {"run", "--help"},
+                                                                 {"run", "link", "--help"},
+                                                                 {"run", "stream", "--help"},
+                                                                 {"tune", "stream", "--help"},
+                                                                 {"run", "overlap", "--help"},
+                                                                 {"probe", "--help"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.out.find("Usage"), std::string::npos) << o.out;
   }
   EXPECT_NE(ferry({"run", "link", "--help"}).out.find("--sizes"), std::string::npos);
+  EXPECT_NE(ferry({"run", "overlap", "--help"}).out.find("--min-split"), std::string::npos);
 }
 
 TEST(Cli, UnknownWorkload) { expect_bad_input(ferry({"run", "teleport"}), "unknown workload 'teleport'"); }
