@@ -68,7 +68,7 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
       ceilings.for_device(*backend, results, config.device, o.run.quiet, config.host == MemoryKind::pageable);
   config.profile_origin = ceilings.origin();
 
-  overlap::OverlapOutcome outcome = overlap::run(*backend, results.machine, config, profile, Progress("overlap", !o.run.quiet));
+  overlap::OverlapOutcome outcome = overlap::run(*backend, config, profile, Progress("overlap", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
   const int code = finish_run(results, o.run, out);
   if (config.want_trace && !outcome.trace.boxes.empty()) {

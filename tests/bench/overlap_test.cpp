@@ -110,7 +110,7 @@ OverlapConfig small_config() {
 TEST(Overlap, EveryVariantPassesOnTheEmulatorWithTheModelBeside) {
   emu::EmuBackend backend;
   const OverlapConfig config = small_config();
-  const OverlapOutcome out = run(backend, backend.describe_machine(), config, profile(), Progress("test", false));
+  const OverlapOutcome out = run(backend, config, profile(), Progress("test", false));
   const WorkloadResult& r = out.result;
   EXPECT_TRUE(r.passed());
 
@@ -137,7 +137,7 @@ TEST(Overlap, TheTraceHasALanePerStreamAndEachChainInOrder) {
   emu::EmuBackend backend;
   OverlapConfig config = small_config();
   config.splits = {8};
-  const OverlapOutcome out = run(backend, backend.describe_machine(), config, profile(), Progress("test", false));
+  const OverlapOutcome out = run(backend, config, profile(), Progress("test", false));
   const Trace& t = out.trace;
   ASSERT_EQ(t.lanes.size(), 3u);
   ASSERT_EQ(t.boxes.size(), 4u * 8) << "8 parts (the last one short), four steps each";

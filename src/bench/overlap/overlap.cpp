@@ -76,7 +76,7 @@ std::string compared(double s, double other_s) {
 
 }  // namespace
 
-OverlapOutcome run(Backend& backend, const Machine&, const OverlapConfig& config, const model::DeviceProfile& profile,
+OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::DeviceProfile& profile,
                    const Progress& progress) {
   validate(backend, config);
   OverlapOutcome out;

@@ -38,7 +38,7 @@ struct OverlapOutcome {
   Trace trace;  // empty unless want_trace
 };
 
-OverlapOutcome run(Backend& backend, const Machine& machine, const OverlapConfig& config,
+OverlapOutcome run(Backend& backend, const OverlapConfig& config,
                    const model::DeviceProfile& profile, const Progress& progress);
 
 }  // namespace ferry::overlap
