@@ -60,6 +60,13 @@ TEST(Units, CountsMustBePositiveWholeNumbers) {
   EXPECT_THROW(parse_positive_count("many", "--round-trips"), UsageError);
 }
 
+TEST(Units, CountRangesTakeTheSizeRangeFormsForWholeNumbers) {
+  EXPECT_EQ(parse_count_range("1:256:x2", "--splits"), (std::vector<std::uint64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+  EXPECT_EQ(parse_count_range("64,1,8", "--splits"), (std::vector<std::uint64_t>{1, 8, 64}));
+  EXPECT_EQ(parse_count_range("2:8:+3", "--splits"), (std::vector<std::uint64_t>{2, 5, 8}));
+  for (const char* bad : {"0", "1:4", "4:1:x2", "1:8:x1", "2K", "1,,2"}) EXPECT_THROW(parse_count_range(bad, "--splits"), UsageError) << bad;
+}
+
 TEST(Units, BytesAreFormattedForPeople) {
   EXPECT_EQ(format_bytes(4096), "4 KiB");
   EXPECT_EQ(format_bytes(1536), "1.5 KiB");
