@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <fmt/format.h>
 
@@ -118,8 +119,31 @@ std::vector<std::uint64_t> parse_byte_range(std::string_view raw) {
   return parse_range(raw, [](std::string_view item) { return parse_bytes(item); });
 }
 
+namespace {
+
+// "16", "1K", "16M": a whole number >= 1, K/M/G counting in 1024s.
+std::uint64_t parse_scaled_count(std::string_view raw, std::string_view what) {
+  std::string_view text = trim(raw);
+  std::uint64_t scale = 1;
+  if (!text.empty()) {
+    switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+      case 'K': scale = 1ull << 10; break;
+      case 'M': scale = 1ull << 20; break;
+      case 'G': scale = 1ull << 30; break;
+      default: break;
+    }
+    if (scale > 1) text.remove_suffix(1);
+  }
+  const auto value = static_cast<std::uint64_t>(parse_positive_count(text, what));
+  if (value > std::numeric_limits<std::uint64_t>::max() / scale)
+    throw UsageError(fmt::format("{} '{}' is too large", what, raw));
+  return value * scale;
+}
+
+}  // namespace
+
 std::vector<std::uint64_t> parse_count_range(std::string_view raw, std::string_view what) {
-  return parse_range(raw, [what](std::string_view item) { return static_cast<std::uint64_t>(parse_positive_count(item, what)); });
+  return parse_range(raw, [what](std::string_view item) { return parse_scaled_count(item, what); });
 }
 
 std::int64_t parse_positive_count(std::string_view raw, std::string_view what) {

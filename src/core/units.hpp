@@ -14,7 +14,8 @@ std::uint64_t parse_bytes(std::string_view text);
 // "4K:1G:x4" (geometric), "4K:64K:+4K" (arithmetic), "4K,1M,16M" (list) or one size -> sizes, ascending.
 std::vector<std::uint64_t> parse_byte_range(std::string_view text);
 
-// The same forms for whole numbers >= 1, e.g. --splits 1:256:x2. `what` names the option.
+// The same forms for whole numbers >= 1, e.g. --splits 1:256:x2 or --keys 1K:16M:x4
+// (K, M and G count in 1024s, as they do for sizes). `what` names the option.
 std::vector<std::uint64_t> parse_count_range(std::string_view text, std::string_view what);
 
 // A count that must be a positive integer ("--reps 0" is an error). `what` names the option.

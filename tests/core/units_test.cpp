@@ -64,7 +64,12 @@ TEST(Units, CountRangesTakeTheSizeRangeFormsForWholeNumbers) {
   EXPECT_EQ(parse_count_range("1:256:x2", "--splits"), (std::vector<std::uint64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
   EXPECT_EQ(parse_count_range("64,1,8", "--splits"), (std::vector<std::uint64_t>{1, 8, 64}));
   EXPECT_EQ(parse_count_range("2:8:+3", "--splits"), (std::vector<std::uint64_t>{2, 5, 8}));
-  for (const char* bad : {"0", "1:4", "4:1:x2", "1:8:x1", "2K", "1,,2"}) EXPECT_THROW(parse_count_range(bad, "--splits"), UsageError) << bad;
+  EXPECT_EQ(parse_count_range("1K:16M:x4", "--keys"),
+            (std::vector<std::uint64_t>{1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24}))
+      << "K and M count in 1024s";
+  EXPECT_EQ(parse_count_range("32k", "--keys"), (std::vector<std::uint64_t>{32768}));
+  for (const char* bad : {"0", "1:4", "4:1:x2", "1:8:x1", "2KB", "K", "0K", "1,,2", "99999999999G"})
+    EXPECT_THROW(parse_count_range(bad, "--splits"), UsageError) << bad;
 }
 
 TEST(Units, BytesAreFormattedForPeople) {
