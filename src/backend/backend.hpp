@@ -63,6 +63,13 @@ class Graph {
   virtual std::size_t operations() const = 0;
 };
 
+// What one device can do with backend/launch.hpp's launch options.
+struct DeviceFeatures {
+  bool programmatic_launch = false;   // StreamOrder::programmatic lets a kernel launch while the one before drains (Hopper's PDL)
+  bool all_teams_at_once = false;     // Residency::all_at_once launches, whose teams may wait for each other (team.grid_sync())
+  std::size_t team_shared_bytes = 0;  // the most on-chip memory (team.shared()) one team may have
+};
+
 struct DeviceStatus {
   std::uint64_t free_bytes = 0;
   std::uint64_t total_bytes = 0;
@@ -76,6 +83,7 @@ class Backend {
   virtual Capabilities capabilities() const = 0;
   virtual int device_count() const = 0;
   virtual DeviceStatus device_status(int device) const = 0;
+  virtual DeviceFeatures device_features(int device) const = 0;
   // GPUs, links and driver, for the results' machine section.
   virtual Machine describe_machine() const = 0;
 

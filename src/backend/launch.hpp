@@ -3,7 +3,10 @@
 // order. On cuda a grid-stride launch; on the emulator a loop on the stream's
 // thread. A source that calls this is compiled as CUDA when the CUDA backend
 // is built (ferry_kernel_sources in CMake), so one body serves both.
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -20,36 +23,84 @@ namespace ferry {
 template <class>
 inline constexpr bool always_false = false;
 
+// When a kernel may start relative to the stream's work before it.
+enum class StreamOrder {
+  complete,      // once that work has finished
+  // Once the kernel before it lets go (Hopper's programmatic dependent launch):
+  // its threads then wait on the device until that kernel has finished and
+  // its writes are visible, so a dependent chain stays correct while each
+  // launch overlaps the previous kernel's tail. Needs
+  // DeviceFeatures::programmatic_launch to gain anything; the emulator's
+  // streams are always complete, which satisfies it.
+  programmatic,
+};
+
 template <class Kernel>
-void parallel_for(Stream& stream, std::int64_t count, const Kernel& kernel) {
+void parallel_for(Stream& stream, std::int64_t count, const Kernel& kernel, StreamOrder order = StreamOrder::complete) {
   static_assert(std::is_trivially_copyable_v<Kernel>, "a kernel is copied to the device by value");
   if (count <= 0) return;
 #if FERRY_WITH_CUDA
 #if defined(__CUDACC__)
   if (stream.backend_kind() == BackendKind::cuda) {
-    cuda::parallel_for(stream.native_handle(), stream.device(), count, kernel);
+    cuda::parallel_for(stream.native_handle(), stream.device(), count, kernel, order == StreamOrder::programmatic);
     return;
   }
 #else
   static_assert(always_false<Kernel>, "list this source in ferry_kernel_sources(): it launches kernels");
 #endif
 #endif
+  (void)order;  // the emulator's stream order is always complete
   stream.enqueue_host([kernel, count] {
     for (std::int64_t i = 0; i < count; ++i) kernel(i);
   });
 }
+
+// Where an emulated all_at_once launch's teams wait for each other. (Not
+// std::barrier: GCC 12 warns falsely inside its atomic wait when nvcc is the driver.)
+class TeamBarrier {
+ public:
+  explicit TeamBarrier(int teams) : teams_(teams) {}
+  void arrive_and_wait() {
+    std::unique_lock lock(mutex_);
+    const std::uint64_t generation = generation_;
+    if (++arrived_ == teams_) {
+      arrived_ = 0;
+      ++generation_;
+      all_arrived_.notify_all();
+      return;
+    }
+    all_arrived_.wait(lock, [&] { return generation_ != generation; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_arrived_;
+  const int teams_;
+  int arrived_ = 0;
+  std::uint64_t generation_ = 0;
+};
 
 // A team is threads that run one body together and can wait for each other: a
 // CUDA thread block, or on the emulator a single thread (so waiting is free).
 struct HostTeam {
   int team_index = 0;
   int team_count = 1;
+  std::byte* shared_memory = nullptr;
+  TeamBarrier* all_teams = nullptr;  // set in an all_at_once launch
   FERRY_HD int index() const { return team_index; }
   FERRY_HD int count() const { return team_count; }
   FERRY_HD int rank() const { return 0; }
   FERRY_HD int size() const { return 1; }
   FERRY_HD void sync() const {}
   FERRY_HD bool sync_or(bool predicate) const { return predicate; }  // waits for the team, then: was it true for any member?
+  // The team's on-chip memory: the shared_bytes the launch asked for.
+  FERRY_HD std::byte* shared() const { return shared_memory; }
+  // Waits for every team of the launch, and makes their writes visible: only in an all_at_once launch.
+  FERRY_HD void grid_sync() const {
+#if !defined(__CUDA_ARCH__)
+    all_teams->arrive_and_wait();
+#endif
+  }
 };
 
 // How a team launch places its teams.
@@ -58,18 +109,43 @@ enum class Residency {
   all_at_once,  // every team runs at once, so teams may wait for each other: a persistent kernel
 };
 
-// kernel(team) for `teams` teams; the kernel's operator() is a template over
-// the team type. On cuda a block of 256 threads per team, and for all_at_once
-// a cooperative launch, which fails rather than queue teams the device cannot
-// hold. On the emulator one thread per team for all_at_once, else the teams in turn.
+// The emulator runs an all_at_once launch's teams as threads: a few keep a
+// 2-core machine responsive.
+inline constexpr int emulated_resident_teams = 4;
+
+// How many teams of `kernel`, with `shared_bytes` of on-chip memory each, an
+// all_at_once launch on the stream's device holds at once.
 template <class Kernel>
-void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency residency) {
+int resident_teams(Stream& stream, const Kernel& kernel, std::size_t shared_bytes = 0) {
+  (void)kernel;  // only its type matters
+#if FERRY_WITH_CUDA
+#if defined(__CUDACC__)
+  if (stream.backend_kind() == BackendKind::cuda) return cuda::resident_teams<Kernel>(stream.device(), shared_bytes);
+#else
+  static_assert(always_false<Kernel>, "list this source in ferry_kernel_sources(): it asks about a kernel");
+#endif
+#endif
+  (void)stream;
+  (void)shared_bytes;
+  return emulated_resident_teams;
+}
+
+// kernel(team) for `teams` teams; the kernel's operator() is a template over
+// the team type, and each team has `shared_bytes` of on-chip memory
+// (team.shared(); at most DeviceFeatures::team_shared_bytes). On cuda a block
+// per team, of 256 threads unless the kernel names its own
+// `threads_per_team`; for all_at_once a cooperative launch, which fails
+// rather than queue teams the device cannot hold. On the emulator one thread
+// per team for all_at_once, else the teams in turn.
+template <class Kernel>
+void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency residency, std::size_t shared_bytes = 0) {
   static_assert(std::is_trivially_copyable_v<Kernel>, "a kernel is copied to the device by value");
   if (teams <= 0) return;
 #if FERRY_WITH_CUDA
 #if defined(__CUDACC__)
   if (stream.backend_kind() == BackendKind::cuda) {
-    cuda::parallel_teams(stream.native_handle(), stream.device(), teams, kernel, residency == Residency::all_at_once);
+    cuda::parallel_teams(stream.native_handle(), stream.device(), teams, kernel, residency == Residency::all_at_once,
+                         shared_bytes);
     return;
   }
 #else
@@ -77,19 +153,22 @@ void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency r
 #endif
 #endif
   if (residency == Residency::any) {
-    stream.enqueue_host([kernel, teams] {
+    stream.enqueue_host([kernel, teams, shared_bytes] {
+      std::vector<std::byte> shared(shared_bytes);
       for (int t = 0; t < teams; ++t) {
-        HostTeam team{t, teams};
+        HostTeam team{t, teams, shared.data()};
         kernel(team);
       }
     });
     return;
   }
-  stream.enqueue_host([kernel, teams] {
+  stream.enqueue_host([kernel, teams, shared_bytes] {
+    TeamBarrier all_teams(teams);
+    std::vector<std::vector<std::byte>> shared(static_cast<std::size_t>(teams), std::vector<std::byte>(shared_bytes));
     std::vector<std::thread> threads;
     for (int t = 0; t < teams; ++t)
-      threads.emplace_back([&kernel, t, teams] {
-        HostTeam team{t, teams};
+      threads.emplace_back([&, t] {
+        HostTeam team{t, teams, shared[static_cast<std::size_t>(t)].data(), &all_teams};
         kernel(team);
       });
     for (auto& thread : threads) thread.join();

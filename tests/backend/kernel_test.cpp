@@ -100,5 +100,100 @@ TEST(Kernel, HostWorkRunsInStreamOrderOnTheGpu) {
   check_host_work_order(*make_backend("cuda"));
 }
 
+// Kernel k reads what kernel k - 1 wrote, from another block's part of the
+// buffer, so a kernel that started before its predecessor finished would read
+// stale words.
+struct ShiftAndAddOne {
+  const std::uint32_t* in;
+  std::uint32_t* out;
+  std::int64_t count;
+  FERRY_HD void operator()(std::int64_t i) const { out[i] = in[(i + 4099) % count] + 1; }
+};
+
+std::vector<std::uint32_t> dependent_chain(Backend& backend, StreamOrder order, int kernels, std::int64_t count) {
+  auto stream = backend.make_stream(0);
+  Buffer a = backend.allocate_device(0, count * 4), b = backend.allocate_device(0, count * 4);
+  Buffer host = backend.allocate_host(MemoryKind::pinned, count * 4);
+  for (std::int64_t i = 0; i < count; ++i) host.as<std::uint32_t>()[i] = static_cast<std::uint32_t>(i * 7);
+  stream->copy(a.data(), host.data(), host.bytes());
+  stream->fill(b.data(), 0xA5, b.bytes());
+  for (int k = 0; k < kernels; ++k) {
+    const bool even = k % 2 == 0;
+    parallel_for(*stream, count, ShiftAndAddOne{(even ? a : b).as<const std::uint32_t>(), (even ? b : a).as<std::uint32_t>(), count}, order);
+  }
+  stream->copy(host.data(), (kernels % 2 == 0 ? a : b).data(), host.bytes());
+  stream->synchronize();
+  return {host.as<std::uint32_t>(), host.as<std::uint32_t>() + count};
+}
+
+void check_dependent_chain(Backend& backend, StreamOrder order) {
+  constexpr int kernels = 64;
+  constexpr std::int64_t count = 1 << 20;
+  const auto out = dependent_chain(backend, order, kernels, count);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < count; ++i)
+    wrong += out[i] != static_cast<std::uint32_t>(((i + kernels * 4099ll) % count) * 7 + kernels);
+  EXPECT_EQ(wrong, 0) << "words that missed a predecessor's write";
+}
+
+TEST(Kernel, DependentKernelsSeeTheirPredecessorsWritesOnTheEmulator) {
+  auto backend = make_backend("emu");
+  check_dependent_chain(*backend, StreamOrder::complete);
+  check_dependent_chain(*backend, StreamOrder::programmatic);
+}
+
+TEST(Kernel, ProgrammaticLaunchesStillWaitForTheirPredecessorOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  auto backend = make_backend("cuda");
+  if (!backend->device_features(0).programmatic_launch) GTEST_SKIP() << "device 0 has no programmatic launch";
+  check_dependent_chain(*backend, StreamOrder::complete);
+  check_dependent_chain(*backend, StreamOrder::programmatic);
+}
+
+// Each team keeps a value in its on-chip memory, publishes it, waits for all
+// teams at the grid barrier, then sums what every team published.
+struct MeetAtTheGridBarrier {
+  static constexpr std::size_t shared_bytes = 64 << 10;  // above 48 KiB: a GPU must opt in
+  std::uint32_t* published;
+  std::uint32_t* sums;
+  template <class Team>
+  FERRY_HD void operator()(const Team& team) const {
+    auto* on_chip = reinterpret_cast<std::uint32_t*>(team.shared());
+    const std::size_t last = shared_bytes / 4 - 1;
+    if (team.rank() == team.size() - 1) on_chip[last] = static_cast<std::uint32_t>(team.index() + 1);
+    team.sync();
+    if (team.rank() == 0) published[team.index()] = 10 * on_chip[last];
+    team.grid_sync();
+    if (team.rank() == 0) {
+      std::uint32_t sum = 0;
+      for (int t = 0; t < team.count(); ++t) sum += published[t];
+      sums[team.index()] = sum;
+    }
+  }
+};
+
+void check_grid_barrier(Backend& backend) {
+  auto stream = backend.make_stream(0);
+  const int teams = resident_teams(*stream, MeetAtTheGridBarrier{}, MeetAtTheGridBarrier::shared_bytes);
+  ASSERT_GE(teams, 2);
+  Buffer published = backend.allocate_device(0, teams * 4), sums = backend.allocate_device(0, teams * 4);
+  Buffer host = backend.allocate_host(MemoryKind::pinned, teams * 4);
+  stream->fill(published.data(), 0, published.bytes());
+  stream->fill(sums.data(), 0xA5, sums.bytes());
+  parallel_teams(*stream, teams, MeetAtTheGridBarrier{published.as<std::uint32_t>(), sums.as<std::uint32_t>()},
+                 Residency::all_at_once, MeetAtTheGridBarrier::shared_bytes);
+  stream->copy(host.data(), sums.data(), host.bytes());
+  stream->synchronize();
+  const auto expected = static_cast<std::uint32_t>(10 * teams * (teams + 1) / 2);
+  for (int t = 0; t < teams; ++t) EXPECT_EQ(host.as<std::uint32_t>()[t], expected) << "team " << t;
+}
+
+TEST(Kernel, TeamsMeetAtTheGridBarrierOnTheEmulator) { check_grid_barrier(*make_backend("emu")); }
+
+TEST(Kernel, TeamsMeetAtTheGridBarrierOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  check_grid_barrier(*make_backend("cuda"));
+}
+
 }  // namespace
 }  // namespace ferry

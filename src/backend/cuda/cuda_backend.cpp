@@ -44,6 +44,17 @@ class CudaBackend final : public Backend {
     return {.free_bytes = free, .total_bytes = total};
   }
 
+  DeviceFeatures device_features(int device) const override {
+    check_device(device);
+    int major = 0, cooperative = 0, shared_optin = 0;
+    FERRY_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    FERRY_CUDA(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    FERRY_CUDA(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return {.programmatic_launch = major >= 9,
+            .all_teams_at_once = cooperative != 0,
+            .team_shared_bytes = static_cast<std::size_t>(shared_optin)};
+  }
+
   Machine describe_machine() const override {
     Machine m;
     m.host = read_host_facts();

@@ -1,9 +1,14 @@
 #pragma once
 // The CUDA side of ferry::parallel_for (backend/launch.hpp).
-#include <algorithm>
-#include <cstdint>
+#include <cooperative_groups.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "backend/cuda/cuda_check.hpp"
 #include "core/error.hpp"
@@ -18,16 +23,44 @@ __global__ void parallel_for_kernel(std::int64_t count, Kernel kernel) {
   }
 }
 
+// The same, launched with programmatic stream serialization: it lets the next
+// kernel launch at once, then waits until the kernel before it has finished
+// and its writes are visible (PTX griddepcontrol, sm_90 and later).
 template <class Kernel>
-void parallel_for(void* stream, int device, std::int64_t count, const Kernel& kernel) {
+__global__ void parallel_for_programmatic_kernel(std::int64_t count, Kernel kernel) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    kernel(i);
+  }
+}
+
+template <class Kernel>
+void parallel_for(void* stream, int device, std::int64_t count, const Kernel& kernel, bool programmatic) {
   constexpr std::int64_t threads = 256;
   // Enough blocks to fill any Hopper many times over; the grid-stride loop does the rest.
   constexpr std::int64_t most_blocks = 16384;
   const auto blocks = static_cast<unsigned>(std::min((count + threads - 1) / threads, most_blocks));
   const unsigned block_threads = static_cast<unsigned>(std::min(count, threads));
   use_device(device);
-  parallel_for_kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(stream)>>>(count, kernel);
-  FERRY_CUDA(cudaGetLastError());
+  if (!programmatic) {
+    parallel_for_kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(stream)>>>(count, kernel);
+    FERRY_CUDA(cudaGetLastError());
+    return;
+  }
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(block_threads);
+  config.stream = static_cast<cudaStream_t>(stream);
+  config.attrs = &early;
+  config.numAttrs = 1;
+  FERRY_CUDA(cudaLaunchKernelEx(&config, parallel_for_programmatic_kernel<Kernel>, count, kernel));
 }
 
 // ferry::parallel_teams' team on the GPU: one thread block. Host-callable
@@ -73,35 +106,90 @@ struct DeviceTeam {
     return predicate;
 #endif
   }
+  __host__ __device__ std::byte* shared() const {
+#if defined(__CUDA_ARCH__)
+    extern __shared__ __align__(16) unsigned char team_shared_memory[];
+    return reinterpret_cast<std::byte*>(team_shared_memory);
+#else
+    return nullptr;
+#endif
+  }
+  // Only in a cooperative launch: elsewhere the grid cannot be waited for.
+  __host__ __device__ void grid_sync() const {
+#if defined(__CUDA_ARCH__)
+    cooperative_groups::this_grid().sync();
+#endif
+  }
 };
 
-constexpr int team_threads = 256;
+// Threads in one team: 256 unless the kernel names its own `threads_per_team`.
+template <class Kernel>
+constexpr int threads_per_team() {
+  if constexpr (requires { Kernel::threads_per_team; }) {
+    return Kernel::threads_per_team;
+  } else {
+    return 256;
+  }
+}
 
 template <class Kernel>
-__global__ void __launch_bounds__(team_threads) teams_kernel(Kernel kernel) {
+__global__ void __launch_bounds__(threads_per_team<Kernel>()) teams_kernel(Kernel kernel) {
   DeviceTeam team;
   kernel(team);
 }
 
+// A kernel may use more than 48 KiB of on-chip memory only once it has said
+// so, per device; said once here, outside any timed launch after the first.
 template <class Kernel>
-void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once) {
+void allow_shared_bytes(int device, std::size_t bytes) {
+  constexpr std::size_t without_asking = 48 << 10;
+  if (bytes <= without_asking) return;
+  static std::mutex mutex;
+  static std::map<int, std::size_t> allowed;
+  const std::lock_guard lock(mutex);
+  std::size_t& now = allowed[device];
+  if (bytes <= now) return;
+  FERRY_CUDA(cudaFuncSetAttribute(teams_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  now = bytes;
+}
+
+// How many of the kernel's teams the device holds at once; asked once per
+// device and size, so that a timed launch does not ask again.
+template <class Kernel>
+int resident_teams(int device, std::size_t shared_bytes) {
+  static std::mutex mutex;
+  static std::map<std::pair<int, std::size_t>, int> known;
+  const std::lock_guard lock(mutex);
+  const auto it = known.find({device, shared_bytes});
+  if (it != known.end()) return it->second;
+  // Without the opt-in, a team asking for more than 48 KiB fits nowhere.
   use_device(device);
+  allow_shared_bytes<Kernel>(device, shared_bytes);
+  int per_multiprocessor = 0, multiprocessors = 0;
+  FERRY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, teams_kernel<Kernel>,
+                                                           threads_per_team<Kernel>(), shared_bytes));
+  FERRY_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  return known[{device, shared_bytes}] = per_multiprocessor * multiprocessors;
+}
+
+template <class Kernel>
+void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once, std::size_t shared_bytes) {
+  constexpr int threads = threads_per_team<Kernel>();
+  use_device(device);
+  allow_shared_bytes<Kernel>(device, shared_bytes);
   if (!all_at_once) {
-    teams_kernel<<<teams, team_threads, 0, static_cast<cudaStream_t>(stream)>>>(kernel);
+    teams_kernel<<<teams, threads, shared_bytes, static_cast<cudaStream_t>(stream)>>>(kernel);
     FERRY_CUDA(cudaGetLastError());
     return;
   }
-  int per_multiprocessor = 0, multiprocessors = 0;
-  FERRY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, teams_kernel<Kernel>, team_threads, 0));
-  FERRY_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  if (teams > per_multiprocessor * multiprocessors)
+  const int capacity = resident_teams<Kernel>(device, shared_bytes);
+  if (teams > capacity)
     throw RuntimeFailure("a persistent kernel of " + std::to_string(teams) + " teams does not fit on device " +
-                         std::to_string(device) + ", which holds " + std::to_string(per_multiprocessor * multiprocessors) +
-                         " at once");
+                         std::to_string(device) + ", which holds " + std::to_string(capacity) + " at once");
   Kernel argument = kernel;
   void* arguments[] = {&argument};
-  FERRY_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(teams_kernel<Kernel>), dim3(teams), dim3(team_threads),
-                                         arguments, 0, static_cast<cudaStream_t>(stream)));
+  FERRY_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(teams_kernel<Kernel>), dim3(teams), dim3(threads),
+                                         arguments, shared_bytes, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace ferry::cuda

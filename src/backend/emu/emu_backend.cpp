@@ -45,6 +45,15 @@ DeviceStatus EmuBackend::device_status(int device) const {
   return {.free_bytes = capacity_bytes_ > used ? capacity_bytes_ - used : 0, .total_bytes = capacity_bytes_};
 }
 
+DeviceFeatures EmuBackend::device_features(int device) const {
+  check_device(device);
+  // Teams are host threads, so all run at once. A team's on-chip memory is
+  // heap memory, offered in Hopper's amount so that a workload takes the same
+  // on-chip paths here as on an H100. Stream order on the emulator is always
+  // complete, so there is nothing programmatic to launch early.
+  return {.programmatic_launch = false, .all_teams_at_once = true, .team_shared_bytes = 227 << 10};
+}
+
 Machine EmuBackend::describe_machine() const {
   Machine m;
   m.host = read_host_facts();

@@ -21,6 +21,7 @@ class EmuBackend final : public Backend {
   Capabilities capabilities() const override;
   int device_count() const override { return devices; }
   DeviceStatus device_status(int device) const override;
+  DeviceFeatures device_features(int device) const override;
   Machine describe_machine() const override;
 
   Buffer allocate_device(int device, std::size_t bytes) override;
