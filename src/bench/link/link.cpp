@@ -48,7 +48,13 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
   if (with_pageable) c.host_memory.push_back(MemoryKind::pageable);
   if (capabilities.gpu_timings) {
     c.sweep_bytes = parse_byte_range("16M:256M:x4");
-    c.flag_round_trips = 10000;
+    // The fixed costs are what models of many small steps multiply: measure
+    // them as fully as `ferry run link` does. A per-kernel figure then carries
+    // a thousandth of its sample's launch and sync, not a two-hundredth.
+    const LinkConfig full = defaults(capabilities, false);
+    c.flag_round_trips = full.flag_round_trips;
+    c.kernels_per_sample = full.kernels_per_sample;
+    c.dispatch_repeat = full.dispatch_repeat;
   }
   return c;
 }
