@@ -2,12 +2,13 @@
 # On the GPU machine: build with the CUDA backend for Hopper, run every test
 # (the GPU ones included), then measure one workload with its tables, JSON
 # and CSV. Writes at most 8 files under $OUT (or ./evidence).
-# Usage: scripts/gpu-evidence.sh link|stream|overlap [extra `ferry run WORKLOAD` options]
+# Usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [extra `ferry run WORKLOAD` options]
 #   link:    `ferry run link` and `ferry probe` (the machine profile)
 #   stream:  `ferry run stream` and `ferry tune stream --latency $TUNE_LATENCY` (default 44us)
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
+#   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
 set -euo pipefail
-workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap [options]}
+workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [options]}
 shift
 out=$(realpath -m "${OUT:-evidence}")
 mkdir -p "$out"
@@ -37,8 +38,16 @@ case "$workload" in
     $ferry run overlap -q --host pageable --splits 1,4,16,64 "$@" > "$out/overlap-pageable.txt" || true
     grep -E "^note: best|overlap:" "$out/overlap-pageable.txt"
     ;;
+  dispatch)
+    $ferry run dispatch -q --json "$out/dispatch.json" "$@" > "$out/dispatch.txt" ||
+      { tail -60 "$out/dispatch.txt"; exit 1; }
+    sed -n '/^Bitonic sort/,$p' "$out/dispatch.txt"
+    $ferry run dispatch -q --keys "${DISPATCH_SWEEP:-1K:16M:x4}" --json "$out/dispatch-sweep.json" "$@" \
+      > "$out/dispatch-sweep.txt" || { tail -60 "$out/dispatch-sweep.txt"; exit 1; }
+    sed -n '/^Per key count/,$p' "$out/dispatch-sweep.txt"
+    ;;
   *)
-    echo "gpu-evidence: unknown workload '$workload' (link, stream or overlap)" >&2
+    echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap or dispatch)" >&2
     exit 2
     ;;
 esac

@@ -18,6 +18,10 @@ const std::vector<WorkloadInfo>& workloads() {
        "host wall time of c = a + b on the host, serially on the device and pipelined over k sub-buffers on several "
        "streams (k swept), every word checked, beside the serial sum and the pipelined bound from link's ceilings; "
        "`--trace` writes a Chrome trace of the overlap"},
+      {"dispatch", "120 dependent kernels (bitonic sort) and the ladder of dispatch optimizations that removes their cost",
+       "H2D + sort + D2H of 32768 keys (or a --keys sweep) per rung: baseline with a host wait per kernel, then "
+       "preallocated events, no host sync, a graph, pinned memory, programmatic dependent launch, one persistent "
+       "kernel and an on-chip sort; every output checked against std::sort, each rung's delta and model beside it"},
   };
   return all;
 }

@@ -7,6 +7,7 @@
 
 #include "bench/registry.hpp"
 #include "cli/link_command.hpp"
+#include "cli/dispatch_command.hpp"
 #include "cli/overlap_command.hpp"
 #include "cli/stream_command.hpp"
 #include "core/error.hpp"
@@ -50,6 +51,7 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     add_link_commands(app, *run, command_line, action, out);
     add_stream_commands(*run, *tune, command_line, action, out);
     add_overlap_command(*run, command_line, action, out);
+    add_dispatch_command(*run, command_line, action, out);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

@@ -52,6 +52,7 @@ TEST(Cli, HelpExplainsEveryCommand) {
                                                                  {"run", "stream", "--help"},
                                                                  {"tune", "stream", "--help"},
                                                                  {"run", "overlap", "--help"},
+                                                                 {"run", "dispatch", "--help"},
                                                                  {"probe", "--help"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 0);
@@ -59,6 +60,7 @@ TEST(Cli, HelpExplainsEveryCommand) {
   }
   EXPECT_NE(ferry({"run", "link", "--help"}).out.find("--sizes"), std::string::npos);
   EXPECT_NE(ferry({"run", "overlap", "--help"}).out.find("--min-split"), std::string::npos);
+  EXPECT_NE(ferry({"run", "dispatch", "--help"}).out.find("--rungs"), std::string::npos);
 }
 
 TEST(Cli, UnknownWorkload) { expect_bad_input(ferry({"run", "teleport"}), "unknown workload 'teleport'"); }
@@ -230,6 +232,47 @@ TEST(Cli, OverlapBadInputIsOneMessage) {
   expect_bad_input(ferry(quick_overlap({"--host", "mapped"})), "unknown --host 'mapped'");
   expect_bad_input(ferry(quick_overlap({"--device", "7"})), "device 7 does not exist");
   expect_bad_input(ferry(quick_overlap({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
+}
+
+// A fast emulated dispatch run; `more` may replace its --keys or --iterations.
+std::vector<std::string> quick_dispatch(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "dispatch", "--backend", "emu", "--quiet"};
+  for (const char* option : {"--keys", "--iterations"})
+    if (std::find(more.begin(), more.end(), option) == more.end())
+      args.insert(args.end(), {option, std::string(option) == "--keys" ? "1024" : "2"});
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Cli, DispatchSweepsKeysAndSkipsWhatTheDeviceCannotRun) {
+  const std::string json = (std::filesystem::temp_directory_path() / "ferry-dispatch.json").string();
+  const Outcome o = ferry(quick_dispatch({"--keys", "16K:64K:x4", "--rungs", "baseline,+graph,+onchip", "--json", json}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("dispatch: PASSED"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("skipped: 65536 keys, +onchip: 65536 keys need 264 KiB of on-chip memory"), std::string::npos) << o.out;
+  const auto doc = nlohmann::json::parse(read_file(json));
+  int ladder = 0, summary = 0;
+  for (const auto& workload : doc["workloads"])
+    if (workload["name"] == "dispatch")
+      for (const auto& row : workload["rows"]) {
+        ladder += row["section"] == "ladder";
+        summary += row["section"] == "summary";
+      }
+  EXPECT_EQ(ladder, 3 + 2) << "16384 keys: three rungs; 65536: two";
+  EXPECT_EQ(summary, 2);
+  std::filesystem::remove(json);
+}
+
+TEST(Cli, DispatchBadInputIsOneMessage) {
+  expect_bad_input(ferry(quick_dispatch({"--keys", "1000"})), "--keys 1000 is not a power of two");
+  expect_bad_input(ferry(quick_dispatch({"--keys", "12QB"})), "--keys must be a whole number, not '12QB'");
+  expect_bad_input(ferry(quick_dispatch({"--keys", "0"})), "--keys must be at least 1");
+  expect_bad_input(ferry(quick_dispatch({"--keys", "4G"})), "more than 2^31");
+  expect_bad_input(ferry(quick_dispatch({"--rungs", "warp"})), "unknown rung 'warp'");
+  expect_bad_input(ferry(quick_dispatch({"--iterations", "0"})), "--iterations must be at least 1");
+  expect_bad_input(ferry(quick_dispatch({"--device", "7"})), "device 7 does not exist");
+  expect_bad_input(ferry(quick_dispatch({"--devices", "0,1"})), "dispatch runs on one device");
+  expect_bad_input(ferry(quick_dispatch({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
 }
 
 }  // namespace

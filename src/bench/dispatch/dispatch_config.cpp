@@ -1,0 +1,45 @@
+// What `ferry run dispatch` does without options, and what it refuses.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "bench/dispatch/dispatch.hpp"
+#include "core/error.hpp"
+#include "core/machine.hpp"
+#include "core/units.hpp"
+
+namespace ferry::dispatch {
+
+DispatchConfig DispatchConfig::defaults(bool quick) {
+  DispatchConfig c;
+  c.iterations = quick ? 20 : 25;
+  return c;
+}
+
+bool DispatchConfig::uses(MemoryKind host) const {
+  return std::any_of(rungs.begin(), rungs.end(), [&](Rung r) { return plan(r).host == host; });
+}
+
+void validate(Backend& backend, const DispatchConfig& config) {
+  const DeviceStatus status = backend.device_status(config.device);  // throws for a device that does not exist
+  if (config.keys.empty()) throw UsageError("no --keys given");
+  if (config.rungs.empty()) throw UsageError("no --rungs given");
+  if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
+  for (std::uint64_t keys : config.keys) {
+    if (keys < 2 || !std::has_single_bit(keys))
+      throw UsageError(fmt::format("--keys {} is not a power of two >= 2: bitonic sort needs one", keys));
+    if (keys > (1ull << 31)) throw UsageError(fmt::format("--keys {} is more than 2^31", keys));
+  }
+  const std::uint64_t most = *std::max_element(config.keys.begin(), config.keys.end());
+  if (4 * most > status.free_bytes)
+    throw UsageError(fmt::format("{} keys need {} on device {}, which has {} free: lower --keys", most,
+                                 format_bytes(4 * most), config.device, format_bytes(status.free_bytes)));
+  const std::uint64_t host_needed = 4 * 4 * most;  // in and out, pageable and pinned
+  const std::uint64_t host_bytes = read_host_facts().memory_bytes;
+  if (host_bytes > 0 && host_needed > host_bytes / 2)
+    throw UsageError(fmt::format("{} keys need {} of host memory; this host has {}, and ferry keeps half of it free",
+                                 most, format_bytes(host_needed), format_bytes(host_bytes)));
+}
+
+}  // namespace ferry::dispatch

@@ -1,0 +1,71 @@
+#include "bench/dispatch/dispatch_ladder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/dispatch/bitonic.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry::dispatch {
+namespace {
+
+constexpr MemoryKind pageable = MemoryKind::pageable, pinned = MemoryKind::pinned;
+
+const RungPlan plans[] = {
+    {.name = "baseline",
+     .change = "per kernel: create an event, launch, record, host-wait, destroy; pageable host memory",
+     .host = pageable, .event_per_kernel = true, .fresh_events = true},
+    {.name = "+prealloc", .change = "the events created once in set-up and reused",
+     .host = pageable, .event_per_kernel = true},
+    {.name = "+nohostsync", .change = "all kernels submitted at once, ordered by the stream; one wait at the end",
+     .host = pageable},
+    {.name = "+graph", .change = "the kernels captured once as a graph and replayed", .host = pageable, .graph = true},
+    {.name = "+pinned", .change = "the host buffers pinned", .host = pinned, .graph = true},
+    {.name = "+pdl", .change = "programmatic dependent launch: each kernel launches while the one before drains",
+     .host = pinned, .graph = true, .programmatic = true},
+    {.name = "+persistent", .change = "one cooperative kernel runs every pass, a grid barrier between passes",
+     .host = pinned, .persistent = true},
+    {.name = "+onchip", .change = "one team sorts the keys in its on-chip memory", .host = pinned, .on_chip = true},
+};
+
+}  // namespace
+
+const RungPlan& plan(Rung rung) { return plans[static_cast<int>(rung)]; }
+
+Rung parse_rung(std::string_view text) {
+  const std::string_view bare = text.substr(!text.empty() && text.front() == '+' ? 1 : 0);
+  for (Rung rung : ladder) {
+    std::string_view name = plan(rung).name;
+    if (name.front() == '+') name.remove_prefix(1);
+    if (name == bare) return rung;
+  }
+  throw UsageError(fmt::format("unknown rung '{}': the ladder is {}", text,
+                               join(ladder, ",", [](Rung r) { return std::string(plan(r).name); })));
+}
+
+std::vector<Rung> parse_rungs(std::string_view text) {
+  std::vector<Rung> rungs;
+  for (std::string_view item : split(text, ',')) rungs.push_back(parse_rung(item));
+  std::sort(rungs.begin(), rungs.end());
+  rungs.erase(std::unique(rungs.begin(), rungs.end()), rungs.end());
+  return rungs;
+}
+
+std::string unavailable_reason(Rung rung, std::uint64_t keys, const Capabilities& capabilities,
+                               const DeviceFeatures& features) {
+  const RungPlan& p = plan(rung);
+  if (p.graph && !capabilities.graphs) return "the backend cannot capture and replay graphs";
+  if (p.programmatic && !features.programmatic_launch)
+    return "the device has no programmatic dependent launch (Hopper, compute capability 9.0, and later; the "
+           "emulator's streams always wait for the work before)";
+  if (p.persistent && !features.all_teams_at_once) return "the device cannot launch cooperative kernels";
+  if (p.on_chip && on_chip_bytes(keys) > features.team_shared_bytes)
+    return fmt::format("{} keys need {} of on-chip memory; one team gets {}", keys, format_bytes(on_chip_bytes(keys)),
+                       format_bytes(features.team_shared_bytes));
+  return "";
+}
+
+}  // namespace ferry::dispatch

@@ -1,0 +1,44 @@
+#include "bench/dispatch/dispatch_model.hpp"
+
+#include <fmt/format.h>
+
+namespace ferry::dispatch {
+
+std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, std::size_t passes,
+                                    const model::DeviceProfile& p) {
+  const bool pinned = plan.host == MemoryKind::pinned;
+  const double h2d_Bps = pinned ? p.h2d_Bps : p.pageable_h2d_Bps;
+  const double d2h_Bps = pinned ? p.d2h_Bps : p.pageable_d2h_Bps;
+  if (!(h2d_Bps > 0 && d2h_Bps > 0 && p.device_copy_Bps > 0)) return std::nullopt;
+
+  const double bytes = 4.0 * static_cast<double>(keys);
+  const double kernels = static_cast<double>(passes);
+  RungModel m;
+  m.copies_s = p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
+  // A pass reads every key and writes at most every key: a device copy's
+  // traffic. On chip, only the load and the store touch device memory.
+  m.compute_s = (plan.on_chip ? 1.0 : kernels) * bytes / p.device_copy_Bps;
+
+  std::string launches;
+  if (plan.one_kernel()) {
+    m.dispatch_s = p.launch_and_sync_s;
+    launches = "1 launch + sync";
+  } else if (plan.event_per_kernel) {
+    m.dispatch_s = kernels * p.launch_and_sync_s;
+    launches = fmt::format("{} x (launch + sync)", passes);
+  } else if (plan.graph) {
+    m.dispatch_s = kernels * p.graph_per_kernel_s + p.sync_wakeup_s;
+    launches = fmt::format("{} graph nodes + sync", passes);
+  } else {
+    m.dispatch_s = kernels * p.launch_per_kernel_s + p.sync_wakeup_s;
+    launches = fmt::format("{} stream launches + sync", passes);
+  }
+  if (!(m.dispatch_s > 0)) return std::nullopt;
+  const char* traffic = plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
+                        : plan.persistent ? "passes at device copy rate (grid barriers not modelled)"
+                                          : "passes at device copy rate";
+  m.basis = fmt::format("{} + {} copies + {}", launches, pinned ? "pinned" : "pageable", traffic);
+  return m;
+}
+
+}  // namespace ferry::dispatch

@@ -1,0 +1,104 @@
+#include "bench/dispatch/sort_bench.hpp"
+
+#include <algorithm>
+
+#include "bench/common/verify.hpp"
+#include "bench/dispatch/sort_keys.hpp"
+
+namespace ferry::dispatch {
+namespace {
+
+// A persistent team takes this many pairs a pass, up to as many teams as the device holds at once.
+constexpr std::uint64_t pairs_per_team = 256;
+
+int teams_for(std::uint64_t keys, int capacity) {
+  const std::uint64_t wanted = std::max<std::uint64_t>(1, keys / 2 / pairs_per_team);
+  return static_cast<int>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(std::max(1, capacity))));
+}
+
+}  // namespace
+
+SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, int iterations)
+    : backend_(backend),
+      device_(device),
+      count_(keys),
+      iterations_(iterations),
+      passes_(bitonic_passes(keys)),
+      device_keys_(backend.allocate_device(device, keys * 4)),
+      pageable_{backend.allocate_host(MemoryKind::pageable, keys * 4), backend.allocate_host(MemoryKind::pageable, keys * 4)},
+      pinned_{backend.allocate_host(MemoryKind::pinned, keys * 4), backend.allocate_host(MemoryKind::pinned, keys * 4)},
+      stream_(backend.make_stream(device)) {
+  persistent_teams_ = teams_for(keys, persistent_capacity(*stream_));
+}
+
+SortBench::HostKeys& SortBench::host(MemoryKind kind) { return kind == MemoryKind::pinned ? pinned_ : pageable_; }
+
+void SortBench::fresh_keys(HostKeys& keys) {
+  fill_keys(keys.in.as<std::uint32_t>(), count_, draws_++);
+  poison_on_host(keys.out.data(), keys.out.bytes());
+  stream_->fill(device_keys_.data(), poison_byte, device_keys_.bytes());
+  stream_->synchronize();
+}
+
+bool SortBench::sorted_correctly(const HostKeys& keys) const {
+  const std::vector<std::uint32_t> expected = sorted_reference(keys.in.as<const std::uint32_t>(), count_);
+  return std::equal(expected.begin(), expected.end(), keys.out.as<const std::uint32_t>());
+}
+
+Measurement SortBench::timed(HostKeys& keys, const std::function<void(Stream&)>& between_copies,
+                             const std::function<bool()>& check) {
+  const Repeat repeat{.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
+  return time_on_host(*stream_, repeat,
+                      {.prepare = [&] { fresh_keys(keys); },
+                       .enqueue = [&](Stream& s) {
+                         s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
+                         between_copies(s);
+                         s.copy(keys.out.data(), device_keys_.data(), keys.out.bytes());
+                       },
+                       .check = check});
+}
+
+Measurement SortBench::copies(MemoryKind kind) {
+  HostKeys& keys = host(kind);
+  return timed(keys, [](Stream&) {}, [&] {
+    return std::equal(keys.in.as<const std::uint32_t>(), keys.in.as<const std::uint32_t>() + count_,
+                      keys.out.as<const std::uint32_t>());
+  });
+}
+
+void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up) {
+  auto* keys = device_keys_.as<std::uint32_t>();
+  if (plan.graph) {
+    stream.replay(*set_up.graph);
+  } else if (plan.persistent) {
+    enqueue_persistent(stream, keys, count_, persistent_teams_);
+  } else if (plan.on_chip) {
+    enqueue_on_chip(stream, keys, count_);
+  } else {
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+      enqueue_pass(stream, keys, count_, passes_[i], false);
+      if (!plan.event_per_kernel) continue;
+      // A direct port's pattern: the host waits for every kernel before it launches the next.
+      std::unique_ptr<Event> fresh = plan.fresh_events ? backend_.make_event(device_) : nullptr;
+      Event& done = fresh ? *fresh : *set_up.events[i];
+      stream.record(done);
+      done.synchronize();
+    }
+  }
+}
+
+Measurement SortBench::rung(Rung rung) {
+  const RungPlan& p = plan(rung);
+  RungSetUp set_up;
+  if (p.event_per_kernel && !p.fresh_events)
+    for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));
+  if (p.graph) {
+    stream_->begin_capture();
+    for (const Pass& pass : passes_) enqueue_pass(*stream_, device_keys_.as<std::uint32_t>(), count_, pass, p.programmatic);
+    set_up.graph = stream_->end_capture();
+  }
+  HostKeys& keys = host(p.host);
+  return timed(keys, [&](Stream& s) { enqueue_sort(s, p, set_up); }, [&] { return sorted_correctly(keys); });
+}
+
+}  // namespace ferry::dispatch

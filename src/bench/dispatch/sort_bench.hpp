@@ -1,0 +1,55 @@
+#pragma once
+// One key count's buffers and its timed runs: H2D, the sort dispatched as a
+// rung says, D2H; host wall time, fresh keys every run, every key checked.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "bench/common/measure.hpp"
+#include "bench/dispatch/bitonic.hpp"
+#include "bench/dispatch/dispatch_ladder.hpp"
+
+namespace ferry::dispatch {
+
+class SortBench {
+ public:
+  SortBench(Backend& backend, int device, std::uint64_t keys, int iterations);
+
+  // The copies alone, H2D then D2H through `host` memory: what every rung also moves.
+  Measurement copies(MemoryKind host);
+  // One rung; its set-up (events, graph capture) happens first, untimed.
+  Measurement rung(Rung rung);
+
+  std::size_t passes() const { return passes_.size(); }
+  int persistent_teams() const { return persistent_teams_; }
+
+ private:
+  struct HostKeys {
+    Buffer in, out;
+  };
+  // What a rung sets up once: its events or its graph.
+  struct RungSetUp {
+    std::vector<std::unique_ptr<Event>> events;
+    std::unique_ptr<Graph> graph;
+  };
+  HostKeys& host(MemoryKind kind);
+  void fresh_keys(HostKeys& keys);  // new keys in, poison out and on the device
+  bool sorted_correctly(const HostKeys& keys) const;
+  void enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up);
+  Measurement timed(HostKeys& keys, const std::function<void(Stream&)>& between_copies,
+                    const std::function<bool()>& check);
+
+  Backend& backend_;
+  int device_;
+  std::uint64_t count_;
+  int iterations_;
+  std::vector<Pass> passes_;
+  int persistent_teams_ = 1;
+  Buffer device_keys_;
+  HostKeys pageable_, pinned_;
+  std::unique_ptr<Stream> stream_;
+  std::uint64_t draws_ = 0;
+};
+
+}  // namespace ferry::dispatch

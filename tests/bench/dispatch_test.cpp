@@ -1,0 +1,213 @@
+#include "bench/dispatch/dispatch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "backend/select.hpp"
+#include "bench/dispatch/bitonic.hpp"
+#include "bench/dispatch/dispatch_model.hpp"
+#include "bench/dispatch/sort_keys.hpp"
+#include "core/error.hpp"
+
+namespace ferry::dispatch {
+namespace {
+
+TEST(Bitonic, ThirtyTwoThousandKeysTakeOneHundredTwentyPasses) {
+  EXPECT_EQ(bitonic_passes(32768).size(), 120u);
+  EXPECT_EQ(bitonic_passes(2).size(), 1u);
+  const std::vector<Pass> eight = bitonic_passes(8);
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> expected = {{2, 1}, {4, 2}, {4, 1}, {8, 4}, {8, 2}, {8, 1}};
+  ASSERT_EQ(eight.size(), expected.size());
+  for (std::size_t i = 0; i < eight.size(); ++i) {
+    EXPECT_EQ(eight[i].block, expected[i].first) << i;
+    EXPECT_EQ(eight[i].distance, expected[i].second) << i;
+  }
+}
+
+TEST(SortKeys, FreshKeysEveryDrawWithDuplicates) {
+  std::vector<std::uint32_t> a(4096), b(4096);
+  fill_keys(a.data(), a.size(), 0);
+  fill_keys(b.data(), b.size(), 1);
+  EXPECT_NE(a, b);
+  EXPECT_LT(std::set<std::uint32_t>(a.begin(), a.end()).size(), a.size() - 100) << "some keys repeat";
+  EXPECT_GT(*std::max_element(a.begin(), a.end()), 1u << 31) << "keys span the 32-bit range";
+}
+
+TEST(SortKeys, TheReferenceIsStdSortAlsoWhenSortedInPieces) {
+  std::vector<std::uint32_t> keys((1 << 22) + 3);  // several pieces on a multi-core host, and a ragged end
+  fill_keys(keys.data(), keys.size(), 7);
+  std::vector<std::uint32_t> expected = keys;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(sorted_reference(keys.data(), keys.size()), expected);
+}
+
+// Sorts fresh keys on the backend in the given shape and compares with std::sort.
+std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung shape) {
+  std::vector<std::uint32_t> keys(count);
+  fill_keys(keys.data(), count, count);
+  auto stream = backend.make_stream(0);
+  Buffer device = backend.allocate_device(0, count * 4);
+  Buffer host = backend.allocate_host(MemoryKind::pinned, count * 4);
+  std::copy(keys.begin(), keys.end(), host.as<std::uint32_t>());
+  stream->copy(device.data(), host.data(), host.bytes());
+  auto* d = device.as<std::uint32_t>();
+  if (shape == Rung::persistent) {
+    enqueue_persistent(*stream, d, count, std::min(3, persistent_capacity(*stream)));
+  } else if (shape == Rung::onchip) {
+    enqueue_on_chip(*stream, d, count);
+  } else {
+    for (const Pass& pass : bitonic_passes(count)) enqueue_pass(*stream, d, count, pass, shape == Rung::pdl);
+  }
+  Buffer out = backend.allocate_host(MemoryKind::pinned, count * 4);
+  std::fill_n(out.as<std::uint32_t>(), count, 0xA5A5A5A5u);
+  stream->copy(out.data(), device.data(), out.bytes());
+  stream->synchronize();
+  return {out.as<std::uint32_t>(), out.as<std::uint32_t>() + count};
+}
+
+void check_every_shape_sorts(Backend& backend) {
+  for (Rung shape : {Rung::nohostsync, Rung::pdl, Rung::persistent, Rung::onchip})
+    for (std::uint64_t count : {2ull, 1024ull, 32768ull}) {
+      std::vector<std::uint32_t> expected(count);
+      fill_keys(expected.data(), count, count);
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(sort_on(backend, count, shape), expected) << plan(shape).name << ", " << count << " keys";
+    }
+}
+
+TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheEmulator) { check_every_shape_sorts(*make_backend("emu")); }
+
+TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  check_every_shape_sorts(*make_backend("cuda"));
+}
+
+TEST(Bitonic, OnePassLeftOutLeavesTheKeysUnsorted) {
+  auto backend = make_backend("emu");
+  const std::uint64_t count = 1024;
+  std::vector<std::uint32_t> keys(count);
+  fill_keys(keys.data(), count, 3);
+  auto stream = backend->make_stream(0);
+  Buffer device = backend->allocate_device(0, count * 4);
+  std::copy(keys.begin(), keys.end(), device.as<std::uint32_t>());
+  std::vector<Pass> passes = bitonic_passes(count);
+  passes.pop_back();
+  for (const Pass& pass : passes) enqueue_pass(*stream, device.as<std::uint32_t>(), count, pass, false);
+  stream->synchronize();
+  EXPECT_FALSE(std::is_sorted(device.as<std::uint32_t>(), device.as<std::uint32_t>() + count));
+}
+
+TEST(DispatchLadder, RungsAreNamedWithOrWithoutTheirPlus) {
+  EXPECT_EQ(parse_rung("graph"), Rung::graph);
+  EXPECT_EQ(parse_rung("+graph"), Rung::graph);
+  EXPECT_EQ(parse_rungs("+onchip,baseline,+graph,graph"), (std::vector<Rung>{Rung::baseline, Rung::graph, Rung::onchip}))
+      << "ladder order, each once";
+  try {
+    parse_rung("warp");
+    FAIL() << "an unknown rung was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown rung 'warp'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("+persistent"), std::string::npos) << "names the rungs there are";
+  }
+  EXPECT_THROW(parse_rungs("baseline,,+graph"), UsageError);
+}
+
+TEST(DispatchLadder, EachRungAddsOneChange) {
+  EXPECT_TRUE(plan(Rung::baseline).fresh_events);
+  EXPECT_FALSE(plan(Rung::prealloc).fresh_events);
+  EXPECT_TRUE(plan(Rung::prealloc).event_per_kernel);
+  EXPECT_FALSE(plan(Rung::nohostsync).event_per_kernel);
+  EXPECT_TRUE(plan(Rung::graph).graph);
+  EXPECT_EQ(plan(Rung::graph).host, MemoryKind::pageable);
+  EXPECT_EQ(plan(Rung::pinned).host, MemoryKind::pinned);
+  EXPECT_TRUE(plan(Rung::pdl).graph && plan(Rung::pdl).programmatic);
+  EXPECT_TRUE(plan(Rung::persistent).one_kernel() && plan(Rung::onchip).one_kernel());
+}
+
+TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
+  const Capabilities graphs{.gpu_timings = true, .graphs = true, .mapped_memory = true};
+  const DeviceFeatures hopper{.programmatic_launch = true, .all_teams_at_once = true, .team_shared_bytes = 227 << 10};
+  for (Rung rung : ladder) EXPECT_EQ(unavailable_reason(rung, 32768, graphs, hopper), "") << plan(rung).name;
+  EXPECT_NE(unavailable_reason(Rung::onchip, 65536, graphs, hopper).find("264 KiB"), std::string::npos);
+
+  DeviceFeatures older = hopper;
+  older.programmatic_launch = false;
+  older.all_teams_at_once = false;
+  EXPECT_NE(unavailable_reason(Rung::pdl, 32768, graphs, older).find("programmatic"), std::string::npos);
+  EXPECT_NE(unavailable_reason(Rung::persistent, 32768, graphs, older).find("cooperative"), std::string::npos);
+  Capabilities no_graphs = graphs;
+  no_graphs.graphs = false;
+  for (Rung rung : {Rung::graph, Rung::pinned, Rung::pdl})
+    EXPECT_NE(unavailable_reason(rung, 32768, no_graphs, hopper).find("graphs"), std::string::npos);
+  EXPECT_EQ(unavailable_reason(Rung::nohostsync, 32768, no_graphs, older), "");
+}
+
+model::DeviceProfile profile() {
+  model::DeviceProfile p;
+  p.h2d_Bps = p.d2h_Bps = 100;
+  p.pageable_h2d_Bps = p.pageable_d2h_Bps = 50;
+  p.copy_engine_latency_h2d_s = p.copy_engine_latency_d2h_s = 1;
+  p.launch_and_sync_s = 10;
+  p.launch_per_kernel_s = 4;
+  p.graph_per_kernel_s = 2;
+  p.sync_wakeup_s = 3;
+  p.device_copy_Bps = 1000;
+  return p;
+}
+
+TEST(DispatchModel, KernelsTimesTheirLaunchCostPlusCopiesPlusPasses) {
+  // 100 keys = 400 B; 6 passes.
+  const auto baseline = model_rung(plan(Rung::baseline), 100, 6, profile());
+  ASSERT_TRUE(baseline);
+  EXPECT_DOUBLE_EQ(baseline->dispatch_s, 6 * 10);
+  EXPECT_DOUBLE_EQ(baseline->copies_s, 1 + 400.0 / 50 + 1 + 400.0 / 50);
+  EXPECT_DOUBLE_EQ(baseline->compute_s, 6 * 400.0 / 1000);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, 6, profile())->dispatch_s, 6 * 4 + 3);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, 6, profile())->dispatch_s, 6 * 2 + 3);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pinned), 100, 6, profile())->copies_s, 1 + 4 + 1 + 4);
+  const auto on_chip = model_rung(plan(Rung::onchip), 100, 6, profile());
+  EXPECT_DOUBLE_EQ(on_chip->dispatch_s, 10);
+  EXPECT_DOUBLE_EQ(on_chip->compute_s, 400.0 / 1000) << "only the load and the store reach device memory";
+
+  model::DeviceProfile no_pageable = profile();
+  no_pageable.pageable_h2d_Bps = 0;
+  EXPECT_FALSE(model_rung(plan(Rung::baseline), 100, 6, no_pageable)) << "no pageable rate, no model";
+  EXPECT_TRUE(model_rung(plan(Rung::pinned), 100, 6, no_pageable));
+}
+
+TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
+  auto backend = make_backend("emu");
+  DispatchConfig config;
+  config.keys = {1024, 4096};
+  config.iterations = 3;
+  const WorkloadResult result = run(*backend, config, profile(), Progress("dispatch", false));
+  EXPECT_TRUE(result.passed());
+  std::size_t ladder_rows = 0;
+  for (const Row& row : result.rows)
+    if (row.section == "ladder") {
+      ++ladder_rows;
+      EXPECT_EQ(row.check, Check::passed);
+      EXPECT_EQ(row.sample_count(), 3u);
+      EXPECT_TRUE(row.model.has_value());
+    }
+  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl, at each key count";
+  ASSERT_EQ(result.skipped.size(), 2u);
+  EXPECT_NE(result.skipped.front().find("+pdl"), std::string::npos);
+}
+
+TEST(Dispatch, BadConfigurationsAreRefused) {
+  auto backend = make_backend("emu");
+  DispatchConfig config;
+  config.keys = {1000};
+  EXPECT_THROW(validate(*backend, config), UsageError);
+  config.keys = {1};
+  EXPECT_THROW(validate(*backend, config), UsageError);
+  config.keys = {1024};
+  config.rungs.clear();
+  EXPECT_THROW(validate(*backend, config), UsageError);
+}
+
+}  // namespace
+}  // namespace ferry::dispatch
