@@ -15,22 +15,16 @@
 
 namespace ferry::cuda {
 
-template <class Kernel>
+// With `programmatic`, launched with programmatic stream serialization: it
+// lets the next kernel launch at once, then waits until the kernel before it
+// has finished and its writes are visible (PTX griddepcontrol, sm_90 and later).
+template <class Kernel, bool programmatic>
 __global__ void parallel_for_kernel(std::int64_t count, Kernel kernel) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    kernel(i);
-  }
-}
-
-// The same, launched with programmatic stream serialization: it lets the next
-// kernel launch at once, then waits until the kernel before it has finished
-// and its writes are visible (PTX griddepcontrol, sm_90 and later).
-template <class Kernel>
-__global__ void parallel_for_programmatic_kernel(std::int64_t count, Kernel kernel) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  if constexpr (programmatic) {
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+  }
 #endif
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
@@ -47,7 +41,7 @@ void parallel_for(void* stream, int device, std::int64_t count, const Kernel& ke
   const unsigned block_threads = static_cast<unsigned>(std::min(count, threads));
   use_device(device);
   if (!programmatic) {
-    parallel_for_kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(stream)>>>(count, kernel);
+    parallel_for_kernel<Kernel, false><<<blocks, block_threads, 0, static_cast<cudaStream_t>(stream)>>>(count, kernel);
     FERRY_CUDA(cudaGetLastError());
     return;
   }
@@ -60,7 +54,7 @@ void parallel_for(void* stream, int device, std::int64_t count, const Kernel& ke
   config.stream = static_cast<cudaStream_t>(stream);
   config.attrs = &early;
   config.numAttrs = 1;
-  FERRY_CUDA(cudaLaunchKernelEx(&config, parallel_for_programmatic_kernel<Kernel>, count, kernel));
+  FERRY_CUDA(cudaLaunchKernelEx(&config, parallel_for_kernel<Kernel, true>, count, kernel));
 }
 
 // ferry::parallel_teams' team on the GPU: one thread block. Host-callable

@@ -16,8 +16,6 @@
 namespace ferry::dispatch {
 namespace {
 
-std::string host_name(MemoryKind kind) { return kind == MemoryKind::pinned ? "pinned" : "pageable"; }
-
 Params config_params(const DispatchConfig& c) {
   return {
       {"device", c.device},
@@ -91,10 +89,10 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     std::map<MemoryKind, double> copies_s;
     for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
       if (!config.uses(host)) continue;
-      progress.step(fmt::format("{} keys: {} copies alone", keys, host_name(host)));
+      progress.step(fmt::format("{} keys: {} copies alone", keys, to_string(host)));
       result.rows.push_back(measured_row("copies", bench.copies(host),
                                          {{"keys", static_cast<std::int64_t>(keys)}, {"key bytes", key_bytes},
-                                          {"host", host_name(host)}}));
+                                          {"host", std::string(to_string(host))}}));
       copies_s[host] = result.rows.back().value();
     }
 
@@ -110,7 +108,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
                              {{"keys", static_cast<std::int64_t>(keys)},
                               {"rung", std::string(p.name)},
                               {"kernels", p.one_kernel() ? std::int64_t{1} : passes},
-                              {"host", host_name(p.host)}});
+                              {"host", std::string(to_string(p.host))}});
       std::optional<RungModel> model = model_rung(p, keys, bench.passes(), profile);
       if (model) {
         row.model = model->seconds();

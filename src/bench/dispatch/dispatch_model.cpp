@@ -37,7 +37,7 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, st
   const char* traffic = plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
                         : plan.persistent ? "passes at device copy rate (grid barriers not modelled)"
                                           : "passes at device copy rate";
-  m.basis = fmt::format("{} + {} copies + {}", launches, pinned ? "pinned" : "pageable", traffic);
+  m.basis = fmt::format("{} + {} copies + {}", launches, to_string(plan.host), traffic);
   return m;
 }
 

@@ -15,8 +15,6 @@
 namespace ferry::overlap {
 namespace {
 
-std::string host_name(MemoryKind kind) { return kind == MemoryKind::pageable ? "pageable" : "pinned"; }
-
 Params config_params(const OverlapConfig& c) {
   return {
       {"device", c.device},
@@ -24,7 +22,7 @@ Params config_params(const OverlapConfig& c) {
       {"vector_bytes", static_cast<std::int64_t>(c.vector_bytes())},
       {"splits", join(c.splits, ",", [](int k) { return std::to_string(k); })},
       {"min_split_bytes", static_cast<std::int64_t>(c.min_split_bytes)},
-      {"host", host_name(c.host)},
+      {"host", std::string(to_string(c.host))},
       {"streams", c.streams},
       {"iterations", c.iterations},
   };
@@ -36,7 +34,7 @@ std::vector<Section> sections(const OverlapConfig& c) {
       {"variants", fmt::format("c = a + b over {} words ({} a vector, {} host memory): host wall time from the first "
                                "copy enqueued to c in host memory, after a warm-up (model: serial = its steps one after "
                                "another; pipelined = a lower bound)",
-                               c.elements, format_bytes(c.vector_bytes()), host_name(c.host))},
+                               c.elements, format_bytes(c.vector_bytes()), std::string(to_string(c.host)))},
       {"summary", "The seed's table: serial against pipelined at its best k (median us = pipelined)"},
   };
 }
@@ -171,7 +169,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   const std::string against_model =
       best_row.model ? fmt::format("{:.3f}x the model bound ({:.2f} ms, {}; rates {})", best_row.value() / *best_row.model,
                                    *best_row.model * 1e3, best_row.model_basis, config.profile_origin)
-                     : fmt::format("no model: the profile has no {} copy rates", host_name(config.host));
+                     : fmt::format("no model: the profile has no {} copy rates", to_string(config.host));
   result.notes.push_back(fmt::format("best pipelined: k = {} ({} sub-buffers on {} streams): {:.2f} ms, {}; {} serial "
                                      "({:.2f} ms) and {} the cpu ({:.2f} ms)",
                                      best.split.requested, best.split.parts.size(),
