@@ -1,0 +1,115 @@
+"""`ferry report` and `ferry compare` (the C++ `ferry` forwards both here).
+
+Exit codes follow ferry's: 0 success; 1 compare found a figure that regressed past
+the threshold, or NEW failed verification; 2 bad input (a missing or malformed
+results file, a bad option); 3 something outside ferry failed (a missing Python
+package or browser, a file that could not be written)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .results import ResultsError, load
+
+OK, REGRESSED, BAD_INPUT, FAILURE = 0, 1, 2, 3
+
+
+def report_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ferry report",
+        description="One self-contained HTML page (plots inline, nothing fetched) from ferry results files: the "
+                    "machines at the top, then a section per workload found. Several files overlay as series, "
+                    "e.g. an H100 run beside an H200 run.")
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files written by ferry run ... --json")
+    parser.add_argument("-o", "--output", default="report.html", metavar="HTML", help="the page to write (default: %(default)s)")
+    parser.add_argument("--labels", metavar="A,B,...",
+                        help="a name per results file, in order, for legends and tables (default: the file names)")
+    parser.add_argument("--screenshot", metavar="PNG", help="also render the page in headless Chromium to this PNG")
+    args = parser.parse_args(argv)
+
+    labels = _labels(args.results, args.labels)
+    if isinstance(labels, str):
+        return _fail(BAD_INPUT, labels)
+    try:
+        results = [load(path, label) for path, label in zip(args.results, labels)]
+    except ResultsError as e:
+        return _fail(BAD_INPUT, str(e))
+    try:
+        from . import report
+    except ImportError as e:
+        return _fail(FAILURE, f"report needs matplotlib ({e}); install it with `python3 -m pip install matplotlib`")
+    out = Path(args.output)
+    if not out.parent.is_dir():
+        return _fail(BAD_INPUT, f"cannot write '{out}': folder '{out.parent}' does not exist")
+    try:
+        report.write(results, out)
+    except OSError as e:
+        return _fail(FAILURE, f"cannot write '{out}': {e.strerror or e}")
+    workloads = sorted({w.name for r in results for w in r.workloads})
+    print(f"ferry report: wrote {out} ({out.stat().st_size / 1e6:.1f} MB): {', '.join(workloads)} from "
+          f"{len(results)} file{'s' if len(results) > 1 else ''}")
+    if args.screenshot:
+        from .browser import BrowserError, render
+        try:
+            shown = render(out, Path(args.screenshot))
+        except (BrowserError, OSError) as e:
+            return _fail(FAILURE, f"screenshot: {e}")
+        print(f"ferry report: screenshot {args.screenshot}" + (" (the page is taller; the screenshot shows its top)"
+                                                               if shown.clipped else ""))
+        for message in shown.console:
+            print(f"ferry report: the page logged{message}", file=sys.stderr)
+    return OK
+
+
+def compare_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ferry compare",
+        description="The ratio NEW/BASE for every figure both results files hold. Exits 1 when any figure got worse "
+                    "by more than the threshold (a rate fell, a latency rose) or NEW failed verification, so CI can "
+                    "gate on it.")
+    parser.add_argument("base", metavar="BASE.json")
+    parser.add_argument("new", metavar="NEW.json")
+    parser.add_argument("--threshold", default="5%", metavar="PERCENT",
+                        help="how much worse a figure may get before it counts as a regression (default: %(default)s)")
+    parser.add_argument("--show", choices=("all", "changed"), default="all",
+                        help="print every figure, or only those past the threshold either way (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    from .compare import NothingToCompare, compare, parse_threshold, render
+    try:
+        threshold = parse_threshold(args.threshold)
+        comparison = compare(load(args.base, None), load(args.new, None), threshold)
+    except (ValueError, ResultsError, NothingToCompare) as e:
+        return _fail(BAD_INPUT, str(e))
+    sys.stdout.write(render(comparison, args.show))
+    return REGRESSED if comparison.failed else OK
+
+
+def _labels(paths: list, given):
+    if given is not None:
+        labels = [s.strip() for s in given.split(",")]
+        if len(labels) != len(paths) or not all(labels):
+            return f"--labels has {len(labels)} names for {len(paths)} results files; give one non-empty name per file"
+        return labels
+    stems = [Path(p).stem for p in paths]
+    # Same file names from different folders: name them by folder too.
+    return [f"{Path(p).parent.name}/{s}" if stems.count(s) > 1 else s for p, s in zip(paths, stems)]
+
+
+def _fail(code: int, message: str) -> int:
+    print(f"ferry: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    commands = {"report": report_main, "compare": compare_main}
+    if not argv or argv[0] not in commands:
+        print("usage: python -m ferry {report,compare} ... (python -m ferry report --help)", file=sys.stderr)
+        return BAD_INPUT
+    return commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

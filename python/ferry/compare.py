@@ -1,0 +1,174 @@
+"""ferry compare: the ratio NEW / BASE for every figure both files hold, and
+which of them got worse by more than a threshold."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from .results import Results, Row
+from .text import format_params, format_value, table
+
+# The params that name a figure. A row's other params are results of its run
+# (a speedup, the best chunk, a delta) and change from run to run of the same
+# figure. Sections not listed are named by all their params.
+FIGURE_PARAMS = {
+    ("link", "ceiling"): ("device", "path", "memory", "direction"),
+    ("stream", "summary"): ("design",),
+    ("overlap", "variants"): ("variant", "splits", "streams"),
+    ("overlap", "summary"): ("operation",),
+    ("dispatch", "ladder"): ("keys", "rung", "host"),
+    ("dispatch", "summary"): ("keys",),
+}
+
+
+def figure_name(workload: str, row: Row) -> tuple:
+    keys = FIGURE_PARAMS.get((workload, row.section))
+    params = row.params if keys is None else {k: row.params[k] for k in keys if k in row.params}
+    return workload, row.section, format_params(params)
+
+
+@dataclass(frozen=True)
+class Figure:
+    workload: str
+    section: str
+    name: str
+    unit: str
+    base: Row
+    new: Row
+
+    @property
+    def ratio(self) -> float:
+        return self.new.value / self.base.value if self.base.value else float("inf")
+
+    def verdict(self, threshold: float) -> str:
+        """'FAILED' when NEW's data arrived wrong, else 'regressed', 'improved' or
+        'same': worse or better by more than the threshold, in the figure's own sense
+        (a rate should rise, a latency fall)."""
+        if self.new.check == "FAILED":
+            return "FAILED"
+        better = self.ratio if self.new.metric == "rate" else (1 / self.ratio if self.ratio else float("inf"))
+        if better < 1 - threshold:
+            return "regressed"
+        if better > 1 + threshold:
+            return "improved"
+        return "same"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    base: Results
+    new: Results
+    threshold: float
+    figures: list
+    only_in_base: list
+    only_in_new: list
+
+    def regressions(self) -> list:
+        return [f for f in self.figures if f.verdict(self.threshold) in ("regressed", "FAILED")]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions()) or self.new.verification == "FAILED"
+
+
+class NothingToCompare(Exception):
+    pass
+
+
+def compare(base: Results, new: Results, threshold: float) -> Comparison:
+    base_rows = _figures(base)
+    new_rows = _figures(new)
+    figures = [Figure(w, s, n, row.unit, row, new_rows[(w, s, n)])
+               for (w, s, n), row in base_rows.items() if (w, s, n) in new_rows
+               and new_rows[(w, s, n)].unit == row.unit]
+    if not figures:
+        raise NothingToCompare(
+            f"'{base.path}' and '{new.path}' hold no figure in common "
+            f"(workloads {_names(base)} vs {_names(new)}); compare runs of the same workload and settings")
+    return Comparison(
+        base=base, new=new, threshold=threshold, figures=figures,
+        only_in_base=[k for k in base_rows if k not in new_rows],
+        only_in_new=[k for k in new_rows if k not in base_rows],
+    )
+
+
+def _names(results: Results) -> str:
+    return ", ".join(w.name for w in results.workloads)
+
+
+def _figures(results: Results) -> dict:
+    """Each row under its figure name. A row named twice in one file (which
+    ferry does not write) keeps its place with a #2 suffix rather than hiding one."""
+    named = {}
+    for workload in results.workloads:
+        # The link run inside a stream or dispatch file is there for that model,
+        # with settings of its own; it is compared only against the same.
+        prefix = "link (for the model)" if workload.for_model else workload.name
+        for row in workload.rows:
+            _, section, name = figure_name(workload.name, row)
+            key, n = (prefix, section, name), 2
+            while key in named:
+                key, n = (prefix, section, f"{name} #{n}"), n + 1
+            named[key] = row
+    return named
+
+
+def render(comparison: Comparison, show: str = "all") -> str:
+    """The table of ratios and a one-line summary. show='changed' leaves out
+    figures whose verdict is 'same'."""
+    t = comparison.threshold
+    lines = [
+        f"BASE {comparison.base.path}: {_machine(comparison.base)}",
+        f"NEW  {comparison.new.path}: {_machine(comparison.new)}",
+    ]
+    if _machine(comparison.base) != _machine(comparison.new):
+        lines.append("note: the two files come from different machines or backends; their ratios compare machines, not code")
+    lines.append("")
+    rows = []
+    for f in comparison.figures:
+        verdict = f.verdict(t)
+        if show == "changed" and verdict == "same":
+            continue
+        rows.append([f.workload, f.section, f.name, format_value(f.base.value, f.unit),
+                     format_value(f.new.value, f.unit), f"{f.ratio:.3f}", _better_word(f), verdict])
+    if rows:
+        lines.append(table(["workload", "section", "figure", "base", "new", "new/base", "better if", "verdict"], rows))
+    regressed = comparison.regressions()
+    counts = {v: sum(1 for f in comparison.figures if f.verdict(t) == v) for v in ("regressed", "FAILED", "improved", "same")}
+    lines.append("")
+    lines.append(
+        f"{len(comparison.figures)} figures compared at a {t * 100:g}% threshold: "
+        f"{counts['regressed']} regressed, {counts['FAILED']} failed verification in NEW, "
+        f"{counts['improved']} improved, {counts['same']} within the threshold")
+    if comparison.only_in_base or comparison.only_in_new:
+        lines.append(f"{len(comparison.only_in_base)} figures only in BASE, {len(comparison.only_in_new)} only in NEW (not compared)")
+    if comparison.new.verification == "FAILED":
+        lines.append("NEW's verification FAILED: some of its data arrived wrong")
+    if regressed:
+        worst = min(regressed, key=lambda f: f.ratio if f.new.metric == "rate" else 1 / f.ratio)
+        lines.append(f"REGRESSED: worst is {worst.workload} {worst.section} {worst.name}: "
+                     f"{format_value(worst.base.value, worst.unit)} -> {format_value(worst.new.value, worst.unit)}")
+    return "\n".join(lines) + "\n"
+
+
+def _better_word(f: Figure) -> str:
+    return "higher" if f.new.metric == "rate" else "lower"
+
+
+def _machine(results: Results) -> str:
+    backend = results.machine.get("backend", "?")
+    gpus = results.gpu_names()
+    what = ", ".join(sorted(set(gpus))) if gpus else "no GPU"
+    return f"{backend}, {what}"
+
+
+def parse_threshold(text: str) -> float:
+    """'5%' or '5' -> 0.05. Raises ValueError naming the text."""
+    raw = text.strip()
+    number = raw[:-1] if raw.endswith("%") else raw
+    try:
+        percent = float(number)
+    except ValueError:
+        raise ValueError(f"threshold '{text}' is not a percentage (e.g. 5%)") from None
+    if not 0 <= percent < 100 or percent != percent:
+        raise ValueError(f"threshold '{text}' must be at least 0% and below 100%")
+    return percent / 100
+

@@ -1,0 +1,203 @@
+"""ferry's results JSON (schema ferry.results/1, docs/results.md), read and checked once.
+
+Everything downstream (the report, compare) works on these records and never
+on raw JSON, so a malformed file fails here with one message naming it.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+SCHEMA = "ferry.results/1"
+
+
+class ResultsError(Exception):
+    """A file that cannot be read as ferry results; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Row:
+    section: str
+    params: dict
+    metric: str              # "rate" (higher is better) or "latency" (lower is better)
+    unit: str
+    value: float
+    model: Optional[float]
+    model_basis: str
+    efficiency: Optional[float]
+    check: str               # PASSED, FAILED or n/a
+    bytes_per_sample: int
+    stats_s: dict            # min, median, mean, p99, max of the timed samples, in seconds
+    note: str
+
+    def spread(self) -> Optional[tuple[float, float]]:
+        """The figure's spread in its own unit, (low, high): p99 and min turned into the
+        same quantity as value, so an error bar reads beside the median."""
+        fastest, slow = self.stats_s.get("min"), self.stats_s.get("p99")
+        if not fastest or not slow:
+            return None
+        median = self.stats_s.get("median")
+        if not median:
+            return None
+        # Scale by the median's own ratio to value, so whatever the row counts
+        # (per kernel, both directions, microseconds) carries over unchanged.
+        if self.metric == "rate":
+            return self.value * median / slow, self.value * median / fastest
+        return self.value * fastest / median, self.value * slow / median
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    verification: str
+    config: dict
+    sections: dict           # section id -> title, in the run's order
+    rows: list
+    skipped: list
+    notes: list
+    for_model: bool          # a link run only to give another workload's model its ceilings
+
+    def rows_in(self, section: str) -> list:
+        return [r for r in self.rows if r.section == section]
+
+
+@dataclass(frozen=True)
+class Results:
+    path: Path
+    label: str
+    created_utc: str
+    command_line: list
+    verification: str
+    machine: dict
+    workloads: list = field(default_factory=list)
+
+    def workload(self, name: str) -> Optional[Workload]:
+        return next((w for w in self.workloads if w.name == name), None)
+
+    def gpu_names(self) -> list:
+        return [g.get("name", "?") for g in self.machine.get("gpus", [])]
+
+
+def load(path, label: Optional[str] = None) -> Results:
+    """Reads and checks one results file. Raises ResultsError naming the file and the problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ResultsError(f"cannot read '{path}': {e.strerror or e}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ResultsError(f"'{path}' is not a ferry results file: not JSON ({e.msg} at line {e.lineno})") from None
+    try:
+        return _results(doc, path, label or path.stem)
+    except _Malformed as e:
+        raise ResultsError(f"'{path}' is not a ferry results file: {e}") from None
+
+
+class _Malformed(Exception):
+    pass
+
+
+_NUMBER = (int, float)
+
+
+def _get(obj: dict, key: str, kinds, where: str, optional: bool = False) -> Any:
+    if key not in obj:
+        if optional:
+            return None
+        raise _Malformed(f"{where}{key} is missing")
+    value = obj[key]
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
+        raise _Malformed(f"{where}{key} is {json.dumps(value)}, not {_kind_name(kinds)}")
+    if not isinstance(value, kinds):
+        raise _Malformed(f"{where}{key} is {json.dumps(value)[:40]}, not {_kind_name(kinds)}")
+    return value
+
+
+def _kind_name(kinds) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number"}
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    return " or ".join(sorted({names.get(k, k.__name__) for k in kinds}))
+
+
+def _results(doc: Any, path: Path, label: str) -> Results:
+    if not isinstance(doc, dict):
+        raise _Malformed("the document is not a JSON object")
+    schema = doc.get("schema")
+    if schema is None:
+        raise _Malformed(f"it has no 'schema' field (expected \"{SCHEMA}\")")
+    if schema != SCHEMA:
+        raise _Malformed(f"its schema is \"{schema}\"; this reader knows \"{SCHEMA}\"")
+    workloads = _get(doc, "workloads", list, "")
+    if not workloads:
+        raise _Malformed("workloads is empty")
+    parsed = [_workload(w, f"workloads[{i}].", for_model=(len(workloads) > 1 and i < len(workloads) - 1))
+              for i, w in enumerate(workloads)]
+    return Results(
+        path=path,
+        label=label,
+        created_utc=_get(doc, "created_utc", str, "", optional=True) or "",
+        command_line=_get(doc, "command_line", list, "", optional=True) or [],
+        verification=_get(doc, "verification", str, ""),
+        machine=_get(doc, "machine", dict, ""),
+        workloads=parsed,
+    )
+
+
+def _workload(w: Any, where: str, for_model: bool) -> Workload:
+    if not isinstance(w, dict):
+        raise _Malformed(f"{where[:-1]} is not an object")
+    name = _get(w, "name", str, where)
+    sections = {}
+    for i, s in enumerate(_get(w, "sections", list, where, optional=True) or []):
+        if not isinstance(s, dict):
+            raise _Malformed(f"{where}sections[{i}] is not an object")
+        sections[_get(s, "id", str, f"{where}sections[{i}].")] = s.get("title", "")
+    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(_get(w, "rows", list, where))]
+    for r in rows:
+        sections.setdefault(r.section, r.section)
+    return Workload(
+        name=name,
+        verification=_get(w, "verification", str, where),
+        config=_get(w, "config", dict, where, optional=True) or {},
+        sections=sections,
+        rows=rows,
+        skipped=[str(s) for s in _get(w, "skipped", list, where, optional=True) or []],
+        notes=[str(s) for s in _get(w, "notes", list, where, optional=True) or []],
+        for_model=for_model and name == "link",
+    )
+
+
+def _row(r: Any, where: str) -> Row:
+    if not isinstance(r, dict):
+        raise _Malformed(f"{where[:-1]} is not an object")
+    metric = _get(r, "metric", str, where)
+    if metric not in ("rate", "latency"):
+        raise _Malformed(f"{where}metric is \"{metric}\", not \"rate\" or \"latency\"")
+    stats = _get(r, "stats_s", dict, where, optional=True) or {}
+    for key, value in stats.items():
+        if not isinstance(value, _NUMBER) or isinstance(value, bool):
+            raise _Malformed(f"{where}stats_s.{key} is {json.dumps(value)[:40]}, not a number")
+    return Row(
+        section=_get(r, "section", str, where),
+        params=_get(r, "params", dict, where),
+        metric=metric,
+        unit=_get(r, "unit", str, where),
+        value=float(_get(r, "value", _NUMBER, where)),
+        model=_optional_float(_get(r, "model", _NUMBER, where, optional=True)),
+        model_basis=_get(r, "model_basis", str, where, optional=True) or "",
+        efficiency=_optional_float(_get(r, "efficiency", _NUMBER, where, optional=True)),
+        check=_get(r, "check", str, where),
+        bytes_per_sample=int(_get(r, "bytes_per_sample", _NUMBER, where, optional=True) or 0),
+        stats_s=stats,
+        note=_get(r, "note", str, where, optional=True) or "",
+    )
+
+
+def _optional_float(value) -> Optional[float]:
+    return None if value is None else float(value)

@@ -1,0 +1,103 @@
+"""ferry compare: ratios per figure, and a non-zero exit only when a figure got worse past the threshold."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import document, row, run_ferry_py, write_json
+
+from ferry.compare import compare, parse_threshold
+from ferry.results import load
+
+
+def pair(make_results, base_rows, new_rows, new_verification="PASSED"):
+    base = load(make_results("base.json", document(rows=base_rows)))
+    new = load(make_results("new.json", document(rows=new_rows, verification=new_verification)))
+    return base, new
+
+
+@pytest.mark.parametrize("metric, base, new, verdict", [
+    ("rate", 100.0, 90.0, "regressed"),     # 10% less bandwidth
+    ("rate", 100.0, 96.0, "same"),          # inside 5%
+    ("rate", 100.0, 110.0, "improved"),
+    ("latency", 10.0, 11.0, "regressed"),   # 10% slower
+    ("latency", 10.0, 10.4, "same"),
+    ("latency", 10.0, 9.0, "improved"),
+])
+def test_a_figure_regresses_when_it_moves_the_wrong_way_past_the_threshold(make_results, metric, base, new, verdict):
+    comparison = compare(*pair(make_results, [row(metric=metric, value=base)], [row(metric=metric, value=new)]), 0.05)
+    (figure,) = comparison.figures
+    assert figure.ratio == pytest.approx(new / base)
+    assert figure.verdict(0.05) == verdict
+    assert comparison.failed == (verdict == "regressed")
+
+
+def test_a_figure_whose_data_arrived_wrong_in_new_fails_however_fast_it_was(make_results):
+    comparison = compare(*pair(make_results, [row(value=10)], [row(value=20, check="FAILED")], "FAILED"), 0.05)
+    assert comparison.figures[0].verdict(0.05) == "FAILED" and comparison.failed
+
+
+def test_figures_are_matched_by_their_settings_not_by_results_carried_in_params(make_results):
+    def ladder(value, delta, speedup):
+        return row(section="ladder", metric="latency", value=value, keys=32768, rung="+graph", kernels=120,
+                   host="pinned", **{"delta us": delta, "vs baseline": speedup})
+
+    dispatch = [dict(document("dispatch")["workloads"][0])]
+    base_doc = document(workloads=[{**dispatch[0], "rows": [ladder(200.0, "-30.0", "7.00x")]}])
+    new_doc = document(workloads=[{**dispatch[0], "rows": [ladder(190.0, "-41.0", "7.40x")]}])
+    comparison = compare(load(make_results("b.json", base_doc)), load(make_results("n.json", new_doc)), 0.05)
+    assert len(comparison.figures) == 1 and not comparison.only_in_base
+    assert comparison.figures[0].name == "keys=32768, rung=+graph, host=pinned"
+
+
+@pytest.mark.parametrize("text, value", [("5%", 0.05), ("5", 0.05), ("0%", 0.0), ("12.5%", 0.125)])
+def test_thresholds_are_percentages(text, value):
+    assert parse_threshold(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["abc", "-1%", "100%", "5%%", ""])
+def test_a_threshold_that_is_not_a_percentage_is_refused(text):
+    with pytest.raises(ValueError, match="threshold"):
+        parse_threshold(text)
+
+
+def test_comparing_a_run_with_itself_exits_zero_and_prints_every_figure(emulator_results):
+    done = run_ferry_py("compare", emulator_results["dispatch"], emulator_results["dispatch"])
+    assert done.returncode == 0, done.stderr
+    figures = sum(len(w["rows"]) for w in json.loads(emulator_results["dispatch"].read_text())["workloads"])
+    assert f"{figures} figures compared at a 5% threshold: 0 regressed" in done.stdout
+    assert "new/base" in done.stdout and "1.000" in done.stdout
+
+
+def test_a_slower_copy_in_new_exits_one_and_names_the_worst_figure(emulator_results, tmp_path):
+    doc = json.loads(emulator_results["link"].read_text())
+    rows = doc["workloads"][0]["rows"]
+    slowed = next(r for r in rows if r["section"] == "bandwidth" and r["params"]["memory"] == "pinned")
+    slowed["value"] /= 2
+    new = write_json(tmp_path / "slower.json", doc)
+    done = run_ferry_py("compare", emulator_results["link"], new, "--threshold", "10%", "--show", "changed")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "1 regressed" in done.stdout
+    assert f"REGRESSED: worst is link bandwidth device=0, memory=pinned" in done.stdout
+    assert "0.500" in done.stdout and "regressed" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--threshold", "lots"], "threshold 'lots' is not a percentage"),
+    (["--threshold", "150%"], "below 100%"),
+])
+def test_bad_options_exit_two_with_one_message(emulator_results, args, message):
+    done = run_ferry_py("compare", emulator_results["link"], emulator_results["link"], *args)
+    assert done.returncode == 2 and message in done.stderr and done.stdout == ""
+
+
+def test_files_with_no_figure_in_common_exit_two(emulator_results, make_results):
+    other = make_results("other.json", document("topo", rows=[row(section="pingping")]))
+    done = run_ferry_py("compare", emulator_results["dispatch"], other)
+    assert done.returncode == 2 and "hold no figure in common" in done.stderr
+
+
+def test_a_malformed_file_exits_two_naming_it(emulator_results, make_results):
+    broken = make_results("broken.json", "{")
+    done = run_ferry_py("compare", emulator_results["link"], broken)
+    assert done.returncode == 2 and f"'{broken}' is not a ferry results file" in done.stderr

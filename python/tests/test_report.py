@@ -1,0 +1,104 @@
+"""ferry report: a self-contained page with a section per workload and the plots each promises."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import document, ferry_binary, row, run_ferry_py
+from page_checks import EXPECTED, Page, css_fetches
+
+
+@pytest.fixture(scope="module")
+def emulator_page(emulator_results, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    done = run_ferry_py("report", *emulator_results.values(), "-o", out)
+    assert done.returncode == 0, done.stderr
+    return out.read_text()
+
+
+def test_every_workload_has_its_section_plots_and_tables(emulator_page):
+    page = Page(emulator_page)
+    missing = {i: tag for i, tag in EXPECTED.items() if page.ids.get(i) != tag}
+    assert not missing, f"missing or wrong elements: {missing}"
+    empty = [i for i, n in page.figure_contents.items() if n < 20]
+    assert not empty, f"plots with (almost) nothing drawn: {empty}"
+
+
+def test_the_page_fetches_nothing(emulator_page):
+    page = Page(emulator_page)
+    assert page.fetches == [] and css_fetches(emulator_page) == []
+    assert "<script" not in emulator_page
+
+
+def test_the_machine_facts_come_first_and_say_the_timings_are_the_emulators(emulator_page):
+    assert emulator_page.index('id="machine"') < emulator_page.index('id="workload-link"')
+    assert "<td>emulated: CPU timings, not GPU timings</td>" in emulator_page
+    assert "ferry CPU emulator" in emulator_page
+
+
+def test_the_figures_tables_carry_the_measured_values(emulator_results, emulator_page):
+    link = json.loads(emulator_results["link"].read_text())["workloads"][0]
+    ceiling = next(r for r in link["rows"] if r["section"] == "ceiling")
+    value = f"{ceiling['value']:.2f} GB/s" if ceiling["value"] < 100 else f"{ceiling['value']:.1f} GB/s"
+    assert value in emulator_page
+
+
+def test_several_files_overlay_as_named_series(emulator_results, tmp_path):
+    out = tmp_path / "two.html"
+    done = run_ferry_py("report", emulator_results["overlap"], emulator_results["overlap"], "--labels", "before,after",
+                        "-o", out)
+    assert done.returncode == 0, done.stderr
+    page = Page(out.read_text())
+    plot = out.read_text().split('id="plot-overlap-splits"')[1].split("</figure>")[0]
+    assert "pipelined · before" in plot and "pipelined · after" in plot
+    assert "before" in page.texts and "after" in page.texts   # machine table columns
+
+
+def test_a_workload_without_its_own_plots_still_shows_every_figure(make_results, tmp_path):
+    beff = make_results("beff.json", document("beff", rows=[row(section="ring", metric="rate", value=42.5,
+                                                                transport="nccl", bytes=1024)]))
+    out = tmp_path / "beff.html"
+    done = run_ferry_py("report", beff, "-o", out)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert 'id="workload-beff"' in text and 'id="table-beff-figures"' in text
+    assert "transport=nccl, bytes=1 KiB" in text and "42.50 GB/s" in text
+
+
+def test_failed_rows_are_flagged_on_the_page(make_results, tmp_path):
+    failed = make_results("failed.json", document("link", verification="FAILED",
+                                                  rows=[row(section="ceiling", check="FAILED", device=0, path="copy engine",
+                                                            memory="pinned", direction="h2d")]))
+    out = tmp_path / "failed.html"
+    assert run_ferry_py("report", failed, "-o", out).returncode == 0
+    text = out.read_text()
+    assert "Verification FAILED in failed" in text and 'class="failed"' in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["{missing}"], "cannot read"),
+    (["{broken}"], "is not a ferry results file: not JSON"),
+    (["{good}", "--labels", "a,b"], "--labels has 2 names for 1 results files"),
+    (["{good}", "-o", "{nowhere}/r.html"], "folder"),
+])
+def test_bad_input_exits_two_and_writes_no_page(emulator_results, make_results, tmp_path, args, message):
+    names = {"missing": tmp_path / "missing.json", "broken": make_results("broken.json", '{"schema": "ferry.res'),
+             "good": emulator_results["link"], "nowhere": tmp_path / "no" / "such"}
+    out = tmp_path / "out.html"
+    argv = [a.format(**names) for a in args]
+    done = run_ferry_py("report", *argv, *(["-o", out] if "-o" not in argv else []))
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and done.stderr.count("\n") == 1
+    assert not out.exists() and not list(tmp_path.glob(".out.html*"))
+
+
+def test_the_ferry_command_forwards_report_to_this_package(emulator_results, tmp_path):
+    out = tmp_path / "via-ferry.html"
+    env = dict(os.environ, FERRY_PYTHON=sys.executable)
+    done = subprocess.run([str(ferry_binary()), "report", str(emulator_results["dispatch"]), "-o", str(out)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "ferry report: wrote" in done.stdout and 'id="plot-dispatch-ladder"' in out.read_text()

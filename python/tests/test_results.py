@@ -1,0 +1,52 @@
+"""Reading results: what ferry writes loads; anything else is one clear error naming the file."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import document, row
+
+from ferry.results import ResultsError, load
+
+
+def test_a_link_run_on_the_emulator_loads_with_every_section_it_measured(emulator_results):
+    results = load(emulator_results["link"])
+    link = results.workload("link")
+    assert results.verification == "PASSED" and results.machine["backend"] == "emu"
+    assert {"bandwidth", "copy_latency", "dispatch", "flag", "ceiling", "peer_bandwidth"} <= set(link.sections)
+    assert all(r.metric in ("rate", "latency") and r.value > 0 for r in link.rows)
+    assert not link.for_model
+
+
+def test_the_link_run_inside_a_stream_file_is_marked_as_the_models(emulator_results):
+    results = load(emulator_results["stream"])
+    assert [(w.name, w.for_model) for w in results.workloads] == [("link", True), ("stream", False)]
+
+
+def test_a_rows_spread_brackets_its_median_for_rates_and_latencies(emulator_results):
+    link = load(emulator_results["link"]).workload("link")
+    for r in link.rows_in("bandwidth") + link.rows_in("copy_latency"):
+        low, high = r.spread()
+        assert low <= r.value * (1 + 1e-9) and r.value <= high * (1 + 1e-9), r
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not JSON"),
+    ("[1, 2]", "not a JSON object"),
+    (json.dumps({"workloads": []}), "no 'schema' field"),
+    (json.dumps({"schema": "ferry.profile/1", "devices": []}), "its schema is \"ferry.profile/1\""),
+    (json.dumps(document(rows=[{**row(), "value": "fast"}])), "workloads[0].rows[0].value is \"fast\", not a number"),
+    (json.dumps(document(rows=[{k: v for k, v in row().items() if k != "unit"}])), "workloads[0].rows[0].unit is missing"),
+    (json.dumps(document(rows=[row(metric="speed")])), "metric is \"speed\""),
+    (json.dumps(document(workloads=[])), "workloads is empty"),
+])
+def test_a_malformed_or_foreign_file_is_one_error_naming_the_file_and_the_problem(make_results, content, message):
+    path = make_results("bad.json", content)
+    with pytest.raises(ResultsError) as error:
+        load(path)
+    assert str(path) in str(error.value) and message in str(error.value)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(ResultsError, match="cannot read '.*nowhere.json'"):
+        load(tmp_path / "nowhere.json")
