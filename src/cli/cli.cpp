@@ -9,6 +9,7 @@
 #include "cli/link_command.hpp"
 #include "cli/dispatch_command.hpp"
 #include "cli/overlap_command.hpp"
+#include "cli/python_command.hpp"
 #include "cli/stream_command.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -32,6 +33,8 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
   command_line.insert(command_line.end(), args.begin(), args.end());
 
   try {
+    if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
+
     // Name an unknown workload before the parser calls it an unexpected argument.
     if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
       throw UsageError(fmt::format("unknown workload '{}': ferry knows {} (see `ferry list`)", args[1], workload_names()));
@@ -48,6 +51,11 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     run->require_subcommand(1);
     CLI::App* tune = app.add_subcommand("tune", "search a workload's settings for a target: ferry tune stream --latency 20us");
     tune->require_subcommand(1);
+    // Listed for --help only: both are forwarded to the Python package above, before parsing.
+    app.add_subcommand("report", "an HTML page with plots from results files: ferry report R.json [...] -o report.html "
+                                 "(ferry report --help)");
+    app.add_subcommand("compare", "ratios of every figure of two results files; exits 1 past a regression threshold: "
+                                  "ferry compare BASE.json NEW.json --threshold 5%");
     add_link_commands(app, *run, command_line, action, out);
     add_stream_commands(*run, *tune, command_line, action, out);
     add_overlap_command(*run, command_line, action, out);

@@ -1,0 +1,17 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ferry {
+
+// `ferry report` and `ferry compare` live in the Python package (python/ferry),
+// where matplotlib is; the C++ CLI forwards them so a user has one command name.
+bool is_python_command(const std::string& name);
+
+// Runs `python -m ferry ARGS...` and returns its exit code. The interpreter is
+// $FERRY_PYTHON, else the one found when ferry was configured; the package is
+// taken from this source tree's python/ when it exists, else from wherever pip put it.
+// Throws RuntimeFailure when no interpreter can be started or it dies on a signal.
+int forward_to_python(const std::vector<std::string>& args);
+
+}  // namespace ferry
