@@ -35,7 +35,11 @@ if [ "$ferry_cuda" != OFF ] && command -v nvcc > /dev/null; then
   fi
 fi
 
+# `ferry report` and `ferry compare` run the environment scripts/setup-python.sh made, when there is one.
+python_arg=()
+[ -x .venv/bin/python ] && python_arg=("-DFERRY_PYTHON=$PWD/.venv/bin/python")
+
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFERRY_CUDA="$ferry_cuda" \
-  -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" > "$build_dir.configure.log" 2>&1 || { cat "$build_dir.configure.log"; exit 1; }
+  -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" "${python_arg[@]}" > "$build_dir.configure.log" 2>&1 || { cat "$build_dir.configure.log"; exit 1; }
 grep -E "^-- ferry:" "$build_dir.configure.log" || true
 cmake --build "$build_dir" -j"$(nproc)"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Python side of ferry (`ferry report`, `ferry compare` and their tests): Debian's
+# headless Chromium and venv, then a virtual environment in .venv with the package
+# from ./python and its test extras (matplotlib, pytest) from PyPI.
+# Usage: scripts/setup-python.sh   (prints the environment's python on its last line)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+packages=(python3-venv chromium)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-python: installing ${missing[*]}" >&2
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null
+fi
+
+if ! .venv/bin/python -c "import matplotlib, pytest" > /dev/null 2>&1; then
+  echo "setup-python: creating .venv with ./python[test] (matplotlib, pytest from PyPI)" >&2
+  python3 -m venv .venv
+fi
+# Reinstalled every time: cheap when nothing changed, and the installed copy never lags the source.
+.venv/bin/python -m pip install -q --disable-pip-version-check "./python[test]" >&2
+echo "$PWD/.venv/bin/python"  # not realpath: the link is what makes it the environment
