@@ -38,7 +38,8 @@ def report_main(argv=None) -> int:
     try:
         from . import report
     except ImportError as e:
-        return _fail(FAILURE, f"report needs matplotlib ({e}); install it with `python3 -m pip install matplotlib`")
+        return _fail(FAILURE, f"report needs matplotlib ({e}) in {sys.executable}: run scripts/setup-python.sh, "
+                              "which makes .venv with it, or set FERRY_PYTHON to a Python that has it")
     out = Path(args.output)
     if not out.parent.is_dir():
         return _fail(BAD_INPUT, f"cannot write '{out}': folder '{out.parent}' does not exist")
@@ -72,6 +73,9 @@ def compare_main(argv=None) -> int:
     parser.add_argument("new", metavar="NEW.json")
     parser.add_argument("--threshold", default="5%", metavar="PERCENT",
                         help="how much worse a figure may get before it counts as a regression (default: %(default)s)")
+    parser.add_argument("--only", metavar="W[/S],...", default="",
+                        help="compare only these workloads or workload/section pairs, e.g. link/ceiling,dispatch/ladder: "
+                             "gate CI on the figures steady enough for the threshold")
     parser.add_argument("--show", choices=("all", "changed"), default="all",
                         help="print every figure, or only those past the threshold either way (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -79,7 +83,8 @@ def compare_main(argv=None) -> int:
     from .compare import NothingToCompare, compare, parse_threshold, render
     try:
         threshold = parse_threshold(args.threshold)
-        comparison = compare(load(args.base, None), load(args.new, None), threshold)
+        only = tuple(name.strip() for name in args.only.split(",") if name.strip())
+        comparison = compare(load(args.base, None), load(args.new, None), threshold, only)
     except (ValueError, ResultsError, NothingToCompare) as e:
         return _fail(BAD_INPUT, str(e))
     sys.stdout.write(render(comparison, args.show))

@@ -73,15 +73,17 @@ class NothingToCompare(Exception):
     pass
 
 
-def compare(base: Results, new: Results, threshold: float) -> Comparison:
-    base_rows = _figures(base)
-    new_rows = _figures(new)
+def compare(base: Results, new: Results, threshold: float, only: tuple = ()) -> Comparison:
+    """only: 'workload' or 'workload/section' names; figures elsewhere are left out."""
+    base_rows = _figures(base, only)
+    new_rows = _figures(new, only)
     figures = [Figure(w, s, n, row.unit, row, new_rows[(w, s, n)])
                for (w, s, n), row in base_rows.items() if (w, s, n) in new_rows
                and new_rows[(w, s, n)].unit == row.unit]
     if not figures:
+        within = f" within {', '.join(only)}" if only else ""
         raise NothingToCompare(
-            f"'{base.path}' and '{new.path}' hold no figure in common "
+            f"'{base.path}' and '{new.path}' hold no figure in common{within} "
             f"(workloads {_names(base)} vs {_names(new)}); compare runs of the same workload and settings")
     return Comparison(
         base=base, new=new, threshold=threshold, figures=figures,
@@ -94,7 +96,7 @@ def _names(results: Results) -> str:
     return ", ".join(w.name for w in results.workloads)
 
 
-def _figures(results: Results) -> dict:
+def _figures(results: Results, only: tuple) -> dict:
     """Each row under its figure name. A row named twice in one file (which
     ferry does not write) keeps its place with a #2 suffix rather than hiding one."""
     named = {}
@@ -103,6 +105,8 @@ def _figures(results: Results) -> dict:
         # with settings of its own; it is compared only against the same.
         prefix = "link (for the model)" if workload.for_model else workload.name
         for row in workload.rows:
+            if only and workload.name not in only and f"{workload.name}/{row.section}" not in only:
+                continue
             _, section, name = figure_name(workload.name, row)
             key, n = (prefix, section, name), 2
             while key in named:

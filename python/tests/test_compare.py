@@ -82,7 +82,21 @@ def test_a_slower_copy_in_new_exits_one_and_names_the_worst_figure(emulator_resu
     assert "0.500" in done.stdout and "regressed" in done.stdout
 
 
+def test_only_limits_the_comparison_to_the_named_sections(emulator_results, tmp_path):
+    doc = json.loads(emulator_results["link"].read_text())
+    for r in doc["workloads"][0]["rows"]:
+        if r["section"] == "bandwidth":
+            r["value"] /= 2          # every bandwidth figure regressed; the ceilings did not
+    new = write_json(tmp_path / "halved.json", doc)
+    assert run_ferry_py("compare", emulator_results["link"], new).returncode == 1
+    done = run_ferry_py("compare", emulator_results["link"], new, "--only", "link/ceiling,dispatch")
+    assert done.returncode == 0, done.stdout
+    ceilings = sum(1 for r in doc["workloads"][0]["rows"] if r["section"] == "ceiling")
+    assert f"{ceilings} figures compared" in done.stdout and " bandwidth " not in done.stdout
+
+
 @pytest.mark.parametrize("args, message", [
+    (["--only", "topo"], "no figure in common within topo"),
     (["--threshold", "lots"], "threshold 'lots' is not a percentage"),
     (["--threshold", "150%"], "below 100%"),
 ])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import html, plots
-from ..text import format_count
+from ..text import format_count, format_value
 from .common import in_legend, run_notes, series_per_file, sources
 
 DEFAULT_KEYS = 32768  # ferry run dispatch's default: the ladder shown first when a run swept keys
@@ -108,7 +108,7 @@ def _summary(series: list) -> str:
             p = r.params
             rows.append([s.label, format_count(p.get("keys", 0)), p.get("passes", ""),
                          f"{p.get('first rung', '')} {p.get('first us', '')} us", p.get("best rung", ""),
-                         f"{r.value:.1f} us", p.get("speedup", ""), p.get("dispatch share of first (model)", ""),
+                         format_value(r.value, r.unit), p.get("speedup", ""), p.get("dispatch share of first (model)", ""),
                          r.check])
     if not rows:
         return ""

@@ -114,7 +114,7 @@ def _latency(series: list) -> str:
         ax.barh(ys, values, height=height * 0.9, color=plots.colour(i), xerr=errs, capsize=2,
                 error_kw={"elinewidth": 0.8}, label=series[i].label)
         for y, v, above in zip(ys, values, errs[1]):
-            ax.text(v + above, y, f"  {v:.2f}", va="center", fontsize=7)
+            ax.annotate(f"{v:.2f}", (v + above, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize=7)
     ax.set_yticks(range(len(labels)), labels)
     ax.invert_yaxis()
     ax.set_xlabel("us (median; whiskers: min..p99)")

@@ -3,7 +3,7 @@ each design's model bound beside it; the summary as a table."""
 from __future__ import annotations
 
 from .. import html, plots
-from ..text import format_bytes
+from ..text import format_bytes, format_value
 from .common import run_notes, series_per_file, sources
 
 DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent"]
@@ -77,7 +77,7 @@ def _summary(series: list) -> str:
         for r in s.section("summary"):
             p = r.params
             rows.append([s.label, p.get("design", ""), format_bytes(p.get("chunk bytes", 0)), p.get("depth", ""),
-                         f"{r.value:.1f} us", f"{float(p.get('throughput GB/s', 0)):.1f} GB/s",
+                         format_value(r.value, r.unit), f"{float(p.get('throughput GB/s', 0)):.1f} GB/s",
                          f"{float(p.get('% of best throughput', 0)):.0f}%", p.get("latency vs offload", ""),
                          r.check])
     if not rows:
