@@ -42,11 +42,11 @@ def render(page: Path, screenshot: Optional[Path] = None, width: int = 1480, hei
                            "; set FERRY_CHROMIUM, or apt-get install chromium)")
     url = Path(page).resolve().as_uri()
     with tempfile.TemporaryDirectory(prefix="ferry-chromium-") as profile:
-        base = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", f"--user-data-dir={profile}",
-                "--host-resolver-rules=MAP * ~NOTFOUND", "--disable-background-networking",
-                "--disable-component-update", "--no-first-run"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            base.append("--no-sandbox")  # Chromium refuses to start as root with its sandbox
+        # No sandbox: Chromium refuses it as root and containers often lack the kernel
+        # features it needs. The page is ferry's own, has no script and reaches no network.
+        base = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                f"--user-data-dir={profile}", "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--disable-background-networking", "--disable-component-update", "--no-first-run"]
         dom = _run(base + ["--dump-dom", url]).stdout
         console, clipped = [], False
         if screenshot is not None:
