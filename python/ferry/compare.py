@@ -3,6 +3,7 @@ which of them got worse by more than a threshold."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from .results import Results, Row
 from .text import format_params, format_value, table
 
@@ -44,12 +45,9 @@ class Figure:
         (a rate should rise, a latency fall)."""
         if self.new.check == "FAILED":
             return "FAILED"
-        better = self.ratio if self.new.metric == "rate" else (1 / self.ratio if self.ratio else float("inf"))
-        if better < 1 - threshold:
-            return "regressed"
-        if better > 1 + threshold:
-            return "improved"
-        return "same"
+        fell, rose = self.ratio < 1 - threshold, self.ratio > 1 + threshold
+        worse, better = (fell, rose) if self.new.metric == "rate" else (rose, fell)
+        return "regressed" if worse else "improved" if better else "same"
 
 
 @dataclass(frozen=True)
@@ -147,7 +145,7 @@ def render(comparison: Comparison, show: str = "all") -> str:
     if comparison.new.verification == "FAILED":
         lines.append("NEW's verification FAILED: some of its data arrived wrong")
     if regressed:
-        worst = min(regressed, key=lambda f: f.ratio if f.new.metric == "rate" else 1 / f.ratio)
+        worst = min(regressed, key=lambda f: f.ratio if f.new.metric == "rate" else 1 / f.ratio if f.ratio else 0)
         lines.append(f"REGRESSED: worst is {worst.workload} {worst.section} {worst.name}: "
                      f"{format_value(worst.base.value, worst.unit)} -> {format_value(worst.new.value, worst.unit)}")
     return "\n".join(lines) + "\n"

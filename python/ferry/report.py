@@ -53,7 +53,7 @@ def write(results: list, out: Path) -> None:
     """Writes the page beside its destination and renames it, so no reader sees half of one."""
     page = build(results)
     out = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent if str(out.parent) else ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(page)

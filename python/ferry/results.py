@@ -28,7 +28,6 @@ class Row:
     model_basis: str
     efficiency: Optional[float]
     check: str               # PASSED, FAILED or n/a
-    bytes_per_sample: int
     stats_s: dict            # min, median, mean, p99, max of the timed samples, in seconds
     note: str
 
@@ -112,9 +111,9 @@ def _get(obj: dict, key: str, kinds, where: str, optional: bool = False) -> Any:
     value = obj[key]
     if value is None and optional:
         return None
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise _Malformed(f"{where}{key} is {json.dumps(value)}, not {_kind_name(kinds)}")
-    if not isinstance(value, kinds):
+    allowed = kinds if isinstance(kinds, tuple) else (kinds,)
+    # JSON's true is a Python int too; a number field must not take it.
+    if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
         raise _Malformed(f"{where}{key} is {json.dumps(value)[:40]}, not {_kind_name(kinds)}")
     return value
 
@@ -193,7 +192,6 @@ def _row(r: Any, where: str) -> Row:
         model_basis=_get(r, "model_basis", str, where, optional=True) or "",
         efficiency=_optional_float(_get(r, "efficiency", _NUMBER, where, optional=True)),
         check=_get(r, "check", str, where),
-        bytes_per_sample=int(_get(r, "bytes_per_sample", _NUMBER, where, optional=True) or 0),
         stats_s=stats,
         note=_get(r, "note", str, where, optional=True) or "",
     )

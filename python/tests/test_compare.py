@@ -78,7 +78,7 @@ def test_a_slower_copy_in_new_exits_one_and_names_the_worst_figure(emulator_resu
     done = run_ferry_py("compare", emulator_results["link"], new, "--threshold", "10%", "--show", "changed")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 regressed" in done.stdout
-    assert f"REGRESSED: worst is link bandwidth device=0, memory=pinned" in done.stdout
+    assert "REGRESSED: worst is link bandwidth device=0, memory=pinned" in done.stdout
     assert "0.500" in done.stdout and "regressed" in done.stdout
 
 
@@ -115,3 +115,11 @@ def test_a_malformed_file_exits_two_naming_it(emulator_results, make_results):
     broken = make_results("broken.json", "{")
     done = run_ferry_py("compare", emulator_results["link"], broken)
     assert done.returncode == 2 and f"'{broken}' is not a ferry results file" in done.stderr
+
+
+def test_a_failed_figure_with_a_zero_latency_is_reported_not_a_crash(make_results):
+    from ferry.compare import render
+    comparison = compare(*pair(make_results, [row(metric="latency", value=5.0)],
+                               [row(metric="latency", value=0.0, check="FAILED")], "FAILED"), 0.05)
+    text = render(comparison)
+    assert "1 failed verification in NEW" in text and "NEW's verification FAILED" in text

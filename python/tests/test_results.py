@@ -50,3 +50,9 @@ def test_a_malformed_or_foreign_file_is_one_error_naming_the_file_and_the_proble
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(ResultsError, match="cannot read '.*nowhere.json'"):
         load(tmp_path / "nowhere.json")
+
+
+def test_true_is_not_a_number(make_results):
+    path = make_results("bool.json", json.dumps(document(rows=[{**row(), "value": True}])))
+    with pytest.raises(ResultsError, match="value is true, not a number"):
+        load(path)
