@@ -156,10 +156,7 @@ def _better_word(f: Figure) -> str:
 
 
 def _machine(results: Results) -> str:
-    backend = results.machine.get("backend", "?")
-    gpus = results.gpu_names()
-    what = ", ".join(sorted(set(gpus))) if gpus else "no GPU"
-    return f"{backend}, {what}"
+    return f"{results.machine.get('backend', '?')}, {results.gpus()}"
 
 
 def parse_threshold(text: str) -> float:

@@ -75,8 +75,11 @@ class Results:
     def workload(self, name: str) -> Optional[Workload]:
         return next((w for w in self.workloads if w.name == name), None)
 
-    def gpu_names(self) -> list:
-        return [g.get("name", "?") for g in self.machine.get("gpus", [])]
+    def gpus(self) -> str:
+        """'NVIDIA H100 80GB HBM3', '2 x NVIDIA H200', or 'no GPU'."""
+        names = [g.get("name", "?") for g in self.machine.get("gpus", [])]
+        counted = {name: names.count(name) for name in names}
+        return ", ".join(name if n == 1 else f"{n} x {name}" for name, n in counted.items()) or "no GPU"
 
 
 def load(path, label: Optional[str] = None) -> Results:

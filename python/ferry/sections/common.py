@@ -53,11 +53,9 @@ def in_legend(label: str, series: Series, many: bool) -> str:
 def sources(entries: list) -> str:
     names = []
     for e in entries:
-        gpus = e.results.gpu_names()
-        machine = f"{len(gpus)} x {gpus[0]}" if len(set(gpus)) == 1 and len(gpus) > 1 else ", ".join(gpus) or "no GPU"
         timings = e.results.machine.get("timings", "")
         emulated = " (emulator: CPU timings, not GPU timings)" if timings.startswith("emulated") else ""
-        names.append(f"{e.results.label}: {machine}, {e.workload.verification}{emulated}")
+        names.append(f"{e.results.label}: {e.results.gpus()}, {e.workload.verification}{emulated}")
     return html.paragraph("From " + "; ".join(names) + ".", cls="sources")
 
 
