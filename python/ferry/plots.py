@@ -84,3 +84,18 @@ def key_legend(ax, categories: list, series: list, extras: list = (), **where) -
     handles += [Line2D([], [], color="0.3", linestyle=style) for _, style in extras]
     labels += [label for label, _ in extras]
     ax.legend(handles, labels, **where)
+
+
+def spread_band(ax, x: list, rows: list, colour, scale: float = 1.0) -> None:
+    """Shades each row's spread (Row.spread: p99..min) around its line, when every row has one."""
+    spreads = [r.spread() for r in rows]
+    if spreads and all(spreads):
+        ax.fill_between(x, [lo * scale for lo, _ in spreads], [hi * scale for _, hi in spreads], color=colour,
+                        alpha=0.15, linewidth=0)
+
+
+def error_bars(rows: list) -> list:
+    """[below, above]: whisker lengths from each row's value to the ends of its spread (zero without one)."""
+    spreads = [r.spread() or (r.value, r.value) for r in rows]
+    return [[max(0.0, r.value - lo) for r, (lo, _) in zip(rows, spreads)],
+            [max(0.0, hi - r.value) for r, (_, hi) in zip(rows, spreads)]]

@@ -47,18 +47,18 @@ def _ladder(series: list, keys: int) -> str:
         rows = [by_rung[rung] for rung in rungs if rung in by_rung]
         if not rows:
             continue
-        spreads = [r.spread() or (r.value, r.value) for r in rows]
-        ax.bar(xs, [r.value for r in rows], width=width * 0.9, color=plots.colour(i), label=s.label,
-               yerr=[[r.value - lo for r, (lo, _) in zip(rows, spreads)], [hi - r.value for r, (_, hi) in zip(rows, spreads)]],
+        errs = plots.error_bars(rows)
+        tops = [r.value + above for r, above in zip(rows, errs[1])]
+        ax.bar(xs, [r.value for r in rows], width=width * 0.9, color=plots.colour(i), label=s.label, yerr=errs,
                capsize=2, error_kw={"elinewidth": 0.8})
         models = [(x, r.model) for x, r in zip(xs, rows) if r.model is not None]
         ax.scatter([x for x, _ in models], [m for _, m in models], marker="_", s=300 * width, color="black", zorder=3,
                    label="model" if i == 0 else None)
-        for k, (x, r, (_, hi)) in enumerate(zip(xs, rows, spreads)):
+        for k, (x, r, hi) in enumerate(zip(xs, rows, tops)):
             delta = "" if k == 0 else f"{r.value - rows[k - 1].value:+.0f} us\n"
             ax.annotate(f"{delta}{rows[0].value / r.value:.2f}x", (x, hi), xytext=(0, 2), textcoords="offset points",
                         ha="center", va="bottom", fontsize=6.5)
-        top = max([top] + [hi for _, hi in spreads])
+        top = max([top] + tops)
         copies = [c for c in s.section("copies") if c.params.get("keys") == keys]
         for k, c in enumerate(copies):
             label = "copies alone: " + ", ".join(f"{c.params.get('host')} {c.value:.0f} us" for c in copies)

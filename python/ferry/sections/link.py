@@ -40,20 +40,17 @@ def _bandwidth(series: list) -> str:
     if not any(s.section("bandwidth") or s.section("zero_copy") for s in series):
         return ""
     fig, axes = plots.panels(len(DIRECTIONS))
-    kinds = {}
+    kinds = set()
     for ax, (direction, title) in zip(axes, DIRECTIONS):
         drawn = False
         for i, s in enumerate(series):
             curves = _curves(s, direction)
             for kind, rows in curves.items():
-                colour = plots.colour(MEMORY_KINDS.index(kind) if kind in MEMORY_KINDS else 9)
+                colour = plots.colour(_kind_order(kind))
                 x = [r.params["bytes"] for r in rows]
                 ax.plot(x, [r.value for r in rows], marker=plots.marker(i), markersize=3.5, color=colour)
-                kinds.setdefault(kind, None)
-                spreads = [r.spread() for r in rows]
-                if all(spreads):
-                    ax.fill_between(x, [lo for lo, _ in spreads], [hi for _, hi in spreads], color=colour, alpha=0.15,
-                                    linewidth=0)
+                plots.spread_band(ax, x, rows, colour)
+                kinds.add(kind)
                 drawn = True
             model = [r for r in curves.get("pinned", []) if r.model is not None]
             if model:
@@ -66,12 +63,16 @@ def _bandwidth(series: list) -> str:
         ax.set_ylim(bottom=0)
         if not drawn:
             ax.text(0.5, 0.5, "not measured", ha="center", transform=ax.transAxes)
-    order = sorted(kinds, key=lambda k: MEMORY_KINDS.index(k) if k in MEMORY_KINDS else 9)
-    plots.key_legend(axes[0], [(k, MEMORY_KINDS.index(k) if k in MEMORY_KINDS else 9) for k in order],
+    plots.key_legend(axes[0], [(k, _kind_order(k)) for k in sorted(kinds, key=_kind_order)],
                      [s.label for s in series], [("model (pinned)", ":")], loc="upper left")
     return html.figure("plot-link-bandwidth", plots.svg(fig, "plot-link-bandwidth"),
                        "Bandwidth against copy size per host memory kind (copy engine) and for a kernel reading or "
                        "writing mapped memory (zero-copy). Dotted: the model for pinned copies.")
+
+
+def _kind_order(kind: str) -> int:
+    """A memory kind's place in the legend, which is also its colour."""
+    return MEMORY_KINDS.index(kind) if kind in MEMORY_KINDS else len(MEMORY_KINDS)
 
 
 def _latency_figures(s) -> list:
@@ -101,16 +102,10 @@ def _latency(series: list) -> str:
     fig, (ax,) = plots.panels(1, width_each=9.5, height=0.3 * len(labels) * max(1, len(series)) ** 0.5 + 1.0)
     height = 0.8 / len(series)
     for i, figures in enumerate(per_series):
-        ys, values, errs = [], [], [[], []]
-        for j, label in enumerate(labels):
-            r = figures.get(label)
-            if r is None:
-                continue
-            lo, hi = r.spread() or (r.value, r.value)
-            ys.append(j + (i - (len(series) - 1) / 2) * height)
-            values.append(r.value)
-            errs[0].append(max(0.0, r.value - lo))
-            errs[1].append(max(0.0, hi - r.value))
+        placed = [(j + (i - (len(series) - 1) / 2) * height, figures[label])
+                  for j, label in enumerate(labels) if label in figures]
+        ys, rows = [y for y, _ in placed], [r for _, r in placed]
+        values, errs = [r.value for r in rows], plots.error_bars(rows)
         ax.barh(ys, values, height=height * 0.9, color=plots.colour(i), xerr=errs, capsize=2,
                 error_kw={"elinewidth": 0.8}, label=series[i].label)
         for y, v, above in zip(ys, values, errs[1]):

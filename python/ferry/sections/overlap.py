@@ -27,10 +27,7 @@ def _time_vs_splits(series: list) -> str:
         x = [r.params["splits"] for r in pipelined]
         ax.plot(x, [r.value / 1000 for r in pipelined], marker=plots.marker(i), color=colour,
                 label=in_legend("pipelined", s, many))
-        spreads = [r.spread() for r in pipelined]
-        if all(spreads):
-            ax.fill_between(x, [lo / 1000 for lo, _ in spreads], [hi / 1000 for _, hi in spreads], color=colour,
-                            alpha=0.15, linewidth=0)
+        plots.spread_band(ax, x, pipelined, colour, scale=1e-3)
         bound = [r for r in pipelined if r.model is not None]
         if bound:
             ax.plot([r.params["splits"] for r in bound], [r.model / 1000 for r in bound], linestyle=":", color=colour,
