@@ -36,6 +36,24 @@ if(FERRY_WITH_CUDA AND FERRY_NVML_INCLUDE_DIR)
 endif()
 message(STATUS "ferry: NVML link facts ${FERRY_WITH_NVML} ${FERRY_NVML_INCLUDE_DIR}")
 
+# NCCL's header builds the nccl transport; its library is opened at run time
+# (dlopen), so a machine without NCCL still runs ferry and says so.
+set(FERRY_NCCL_INCLUDE_DIR "" CACHE PATH "Folder holding nccl.h (found in /usr/include, the CUDA toolkit or the PyPI package nvidia-nccl-cu13)")
+if(FERRY_WITH_CUDA AND NOT FERRY_NCCL_INCLUDE_DIR)
+  # The toolkit's own include folder holds it where NVIDIA's installer put NCCL beside CUDA.
+  find_path(FERRY_NCCL_FOUND_DIR nccl.h
+    HINTS ${CUDAToolkit_INCLUDE_DIRS} "${CUDAToolkit_BIN_DIR}/../include" /usr/include /usr/local/include
+          "${PROJECT_SOURCE_DIR}/.deps/pip/nvidia/nccl/include")
+  if(FERRY_NCCL_FOUND_DIR)
+    set(FERRY_NCCL_INCLUDE_DIR "${FERRY_NCCL_FOUND_DIR}")
+  endif()
+endif()
+set(FERRY_WITH_NCCL OFF)
+if(FERRY_WITH_CUDA AND FERRY_NCCL_INCLUDE_DIR)
+  set(FERRY_WITH_NCCL ON)
+endif()
+message(STATUS "ferry: NCCL transport ${FERRY_WITH_NCCL} ${FERRY_NCCL_INCLUDE_DIR}")
+
 function(ferry_kernel_sources)
   if(FERRY_WITH_CUDA)
     set_source_files_properties(${ARGN} PROPERTIES LANGUAGE CUDA)

@@ -11,3 +11,4 @@ done
 { cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFERRY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" && cmake --build build-gpu -j"$(nproc)"; } > "$log" 2>&1 ||
   { grep -E "error|Error" "$log" | head -30; exit 1; }
+grep -E "^-- ferry:" "$log" || true

@@ -7,6 +7,9 @@
 #   stream:  `ferry run stream` and `ferry tune stream --latency $TUNE_LATENCY` (default 44us)
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
 #   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
+#   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
+#            256MiB), p2p-sm with each protocol forced, `mpirun -np GPUS ferry run beff` for the MPI and NCCL
+#            transports, and `ferry model beff` from the first run's terms
 set -euo pipefail
 workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [options]}
 shift
@@ -14,8 +17,10 @@ out=$(realpath -m "${OUT:-evidence}")
 mkdir -p "$out"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 bash scripts/gpu-build.sh "$out/build.log"
-(cd build-gpu && ctest --output-on-failure -j4 > "$out/ctest.log" 2>&1) || { tail -40 "$out/ctest.log"; exit 1; }
-grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || true
+if [ "${SKIP_CTEST:-0}" != 1 ]; then  # SKIP_CTEST=1: measure only (an exploratory run)
+  (cd build-gpu && ctest --output-on-failure -j4 > "$out/ctest.log" 2>&1) || { tail -40 "$out/ctest.log"; exit 1; }
+  grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || true
+fi
 ferry=./build-gpu/src/ferry
 case "$workload" in
   link)
@@ -46,8 +51,32 @@ case "$workload" in
       > "$out/dispatch-sweep.txt" || { tail -60 "$out/dispatch-sweep.txt"; exit 1; }
     sed -n '/^Per key count/,$p' "$out/dispatch-sweep.txt"
     ;;
+  beff)
+    # NVLink multicast stays off on shared machines (NCCL's NVLS, and the same for anything else that would use it).
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    gpus=$(nvidia-smi -L | wc -l)
+    nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+    $ferry run beff -q --max-size "${BEFF_MAX_SIZE:-256MiB}" --timeout 10s --json "$out/beff.json" "$@" \
+      > "$out/beff.txt" 2>&1 || { tail -60 "$out/beff.txt"; exit 1; }
+    sed -n '/^b_eff per transport/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$out/beff.txt"
+    for protocol in ll direct; do
+      echo "== p2p-sm --sm-protocol $protocol" >> "$out/beff-protocols.txt"
+      $ferry run beff -q --transport p2p-sm --sm-protocol "$protocol" --repetitions 5 --timeout 10s "$@" \
+        >> "$out/beff-protocols.txt" 2>&1 || echo "p2p-sm $protocol failed" >> "$out/beff-protocols.txt"
+    done
+    root=()
+    [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+    timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
+      -x NVSHMEM_DISABLE_NVLS $ferry run beff -q --transport nccl,mpi-staged,mpi-cuda --timeout 10s \
+      --json "$out/beff-mpi.json" "$@" > "$out/beff-mpi.txt" 2>&1 || { tail -60 "$out/beff-mpi.txt"; exit 1; }
+    sed -n '/^b_eff per transport/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$out/beff-mpi.txt"
+    $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || true
+    cat "$out/beff-model.txt"
+    # Eight files come back: the machine and the build share one.
+    cat "$out/nvidia-smi.txt" "$out/build.log" > "$out/machine.txt" && rm "$out/nvidia-smi.txt" "$out/build.log"
+    ;;
   *)
-    echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap or dispatch)" >&2
+    echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap, dispatch or beff)" >&2
     exit 2
     ;;
 esac

@@ -19,6 +19,7 @@ struct Capabilities {
   bool gpu_timings = false;           // events and clocks time a GPU (false: the emulator's CPU)
   bool graphs = false;                // capture a stream's work once and replay it
   bool mapped_memory = false;         // kernels reach mapped host memory
+  bool host_reaches_device_memory = false;  // device memory is host memory (the emulator): the host and host libraries (MPI) read and write it
 };
 
 class Event;

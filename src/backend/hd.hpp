@@ -79,6 +79,25 @@ FERRY_HD inline void store_relaxed_device(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
+// The same across devices (a peer GPU's memory over NVLink or PCIe): words that
+// carry their own validity, written by one GPU and polled by another.
+FERRY_HD inline std::uint64_t load_relaxed_system(const std::uint64_t* p) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(p))
+      .load(cuda::memory_order_relaxed);
+#else
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+#endif
+}
+
+FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_relaxed);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELAXED);
+#endif
+}
+
 // Adds one and returns the count before, ordering this thread's earlier writes
 // (host memory included) before the count and later reads after it.
 FERRY_HD inline std::uint64_t increment_acq_rel_system(std::uint64_t* counter) {
@@ -108,6 +127,16 @@ FERRY_HD inline std::uint64_t timeout_clock_ns() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 #endif
+}
+
+// The part [lo, hi) of `items` that team `index` of `count` teams handles.
+struct Slice {
+  std::uint64_t lo, hi;
+};
+FERRY_HD inline Slice team_slice(std::uint64_t items, int index, int count) {
+  const std::uint64_t share = (items + count - 1) / count;
+  const std::uint64_t lo = share * index < items ? share * index : items;
+  return {lo, lo + share < items ? lo + share : items};
 }
 
 // Inside a poll loop. On the GPU a spinning thread costs nothing the others

@@ -22,6 +22,11 @@ const std::vector<WorkloadInfo>& workloads() {
        "H2D + sort + D2H of 32768 keys (or a --keys sweep) per rung: baseline with a host wait per kernel, then "
        "preallocated events, no host sync, a graph, pinned memory, programmatic dependent launch, one persistent "
        "kernel and an on-chip sort; every output checked against std::sort, each rung's delta and model beside it"},
+      {"beff", "HPCC effective bandwidth between devices, per transport: which path to use",
+       "a ring of devices (or MPI ranks) exchanging messages of the 21 b_eff sizes (1 B .. 2 MiB) by ping-ping over "
+       "p2p copy engine, p2p SM stores, NCCL, MPI through the host and CUDA-aware MPI; b(L) per size, b_eff per "
+       "transport, one-way ping-pong latency, every message checked, beside the model L / (t_lat + L / B); "
+       "`ferry model beff` predicts larger rings"},
   };
   return all;
 }

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "bench/registry.hpp"
+#include "cli/beff_command.hpp"
 #include "cli/link_command.hpp"
 #include "cli/dispatch_command.hpp"
 #include "cli/overlap_command.hpp"
@@ -13,6 +14,7 @@
 #include "cli/stream_command.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "transport/world.hpp"
 
 namespace ferry {
 namespace {
@@ -26,6 +28,18 @@ int list_workloads(std::ostream& out) {
   return 0;
 }
 
+// One line naming the problem. Under mpirun it names the rank too, and ends
+// every rank: the others may be waiting for this one.
+int fail(const std::string& message, ExitCode code, std::ostream& err) {
+  const World& w = world();
+  if (!w.distributed()) {
+    err << "ferry: " << message << "\n";
+    return static_cast<int>(code);
+  }
+  err << fmt::format("ferry: rank {} ({}): {}\n", w.rank(), w.host(), message) << std::flush;
+  w.abort(static_cast<int>(code));
+}
+
 }  // namespace
 
 int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -34,6 +48,12 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
 
   try {
     if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
+
+    // Under mpirun every rank runs this; only beff knows how to share the work.
+    if (world().distributed() && !(args.size() >= 2 && args[0] == "run" && args[1] == "beff"))
+      throw UsageError(fmt::format("only `ferry run beff` runs across MPI ranks ({} were started): run other "
+                                   "commands without mpirun",
+                                   world().size()));
 
     // Name an unknown workload before the parser calls it an unexpected argument.
     if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
@@ -51,6 +71,8 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     run->require_subcommand(1);
     CLI::App* tune = app.add_subcommand("tune", "search a workload's settings for a target: ferry tune stream --latency 20us");
     tune->require_subcommand(1);
+    CLI::App* model = app.add_subcommand("model", "a workload's model beyond this machine: ferry model beff --devices 512");
+    model->require_subcommand(1);
     // Listed for --help only: both are forwarded to the Python package above, before parsing.
     app.add_subcommand("report", "an HTML page with plots from results files: ferry report R.json [...] -o report.html "
                                  "(ferry report --help)");
@@ -60,6 +82,7 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     add_stream_commands(*run, *tune, command_line, action, out);
     add_overlap_command(*run, command_line, action, out);
     add_dispatch_command(*run, command_line, action, out);
+    add_beff_commands(*run, *model, command_line, action, out);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {
@@ -76,11 +99,9 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     return action ? action() : 0;
   } catch (const Error& e) {
-    err << "ferry: " << e.what() << "\n";
-    return static_cast<int>(e.code());
+    return fail(e.what(), e.code(), err);
   } catch (const std::exception& e) {
-    err << "ferry: internal error: " << e.what() << "\n";
-    return static_cast<int>(ExitCode::runtime_failure);
+    return fail(std::string("internal error: ") + e.what(), ExitCode::runtime_failure, err);
   }
 }
 

@@ -6,7 +6,10 @@
 
 namespace ferry {
 
-Stats Row::stats() const { return summary ? summary->stats : summarize(seconds); }
+Stats Row::stats() const {
+  if (!has_samples() && derived) return {};
+  return summary ? summary->stats : summarize(seconds);
+}
 
 std::uint64_t Row::sample_count() const { return summary ? summary->count : seconds.size(); }
 
@@ -21,8 +24,10 @@ void Row::set_samples(std::vector<double> samples) {
 }
 
 double Row::value() const {
-  const double median = stats().median;
-  return metric == Metric::rate ? bytes_per_sample / median : median;
+  if (derived) return *derived;
+  const Stats s = stats();
+  const double seconds = headline == Headline::best ? s.min : s.median;
+  return metric == Metric::rate ? bytes_per_sample / seconds : seconds;
 }
 
 std::optional<double> Row::efficiency() const {

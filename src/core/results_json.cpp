@@ -93,8 +93,11 @@ ordered_json to_json(const Row& row) {
       {"bytes_per_sample", row.bytes_per_sample},
       {"samples", row.sample_count()},
       {"samples_s", row.seconds},
-      {"stats_s", {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"p99", s.p99}, {"max", s.max}}},
   };
+  if (row.has_samples())
+    out["stats_s"] = {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"p99", s.p99}, {"max", s.max}};
+  if (row.headline == Headline::best) out["headline"] = "best";
+  if (row.derived) out["derived"] = true;
   if (!row.note.empty()) out["note"] = row.note;
   return out;
 }
@@ -107,7 +110,10 @@ std::string results_to_json(const Results& results) {
     ordered_json rows = ordered_json::array();
     for (const Row& row : w.rows) rows.push_back(to_json(row));
     ordered_json sections = ordered_json::array();
-    for (const Section& s : w.sections) sections.push_back({{"id", s.id}, {"title", s.title}});
+    for (const Section& s : w.sections) {
+      sections.push_back({{"id", s.id}, {"title", s.title}});
+      if (!s.in_table) sections.back()["in_table"] = false;
+    }
     workloads.push_back({
         {"name", w.workload},
         {"verification", w.passed() ? "PASSED" : "FAILED"},
@@ -176,11 +182,13 @@ std::string results_to_csv(const Results& results) {
         if (it != row.params.end()) out += csv_field(param_text(it->second));
       }
       const Stats s = row.stats();
-      out += fmt::format(",{},{},{:.6g},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", to_string(row.metric),
-                         unit_of(row.metric), shown(row.metric, row.value()),
+      out += fmt::format(",{},{},{:.6g},{},{},{},{}", to_string(row.metric), unit_of(row.metric),
+                         shown(row.metric, row.value()),
                          row.model ? fmt::format("{:.6g}", shown(row.metric, *row.model)) : "",
                          row.efficiency() ? fmt::format("{:.4f}", *row.efficiency()) : "", to_string(row.check),
-                         row.sample_count(), s.min, s.median, s.mean, s.p99, s.max);
+                         row.sample_count());
+      out += row.has_samples() ? fmt::format(",{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", s.min, s.median, s.mean, s.p99, s.max)
+                               : std::string(",,,,,\n");
     }
   }
   return out;

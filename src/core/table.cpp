@@ -68,6 +68,7 @@ std::string TextTable::render() const {
 std::string render_workload(const WorkloadResult& result) {
   std::string out;
   for (const Section& section : result.sections) {
+    if (!section.in_table) continue;
     std::vector<const Row*> rows;
     for (const Row& r : result.rows)
       if (r.section == section.id) rows.push_back(&r);
@@ -78,16 +79,20 @@ std::string render_workload(const WorkloadResult& result) {
       for (const auto& [key, value] : r->params)
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     const bool rate = rows.front()->metric == Metric::rate;
+    const bool best = std::all_of(rows.begin(), rows.end(), [](const Row* r) { return r->headline == Headline::best; });
     const bool any_model = std::any_of(rows.begin(), rows.end(), [](const Row* r) { return r->model.has_value(); });
     const bool any_note = std::any_of(rows.begin(), rows.end(), [](const Row* r) { return !r->note.empty(); });
 
+    // Derived figures (b_eff, a model's terms) have no samples, so no spread to show.
+    const bool sampled = std::any_of(rows.begin(), rows.end(), [](const Row* r) { return r->has_samples(); });
     std::vector<std::string> header = keys;
-    if (rate) {
-      header.insert(header.end(), {"GB/s", "min", "max"});
+    if (!sampled) {
+      header.push_back(rate ? "GB/s" : "us");
+    } else if (rate) {
+      header.insert(header.end(), {best ? "best GB/s" : "GB/s", "min", "max", "n"});
     } else {
-      header.insert(header.end(), {"median us", "p99 us", "min us"});
+      header.insert(header.end(), {best ? "best us" : "median us", "p99 us", "min us", "n"});
     }
-    header.push_back("n");
     if (any_model) header.insert(header.end(), {rate ? "model GB/s" : "model us", "% of model", "model is"});
     header.push_back("check");
     if (any_note) header.push_back("note");
@@ -100,16 +105,19 @@ std::string render_workload(const WorkloadResult& result) {
         cells.push_back(it == r->params.end() ? "" : param_cell(key, it->second));
       }
       const Stats s = r->stats();
-      if (rate) {
-        cells.push_back(number(to_GBps(r->value())));
+      cells.push_back(number(rate ? to_GBps(r->value()) : to_us(r->value())));
+      if (!sampled) {
+      } else if (!r->has_samples()) {
+        cells.insert(cells.end(), {"-", "-", "-"});  // a derived figure: its spread is in the rows it comes from
+      } else if (rate) {
         cells.push_back(number(to_GBps(r->bytes_per_sample / s.max)));
         cells.push_back(number(to_GBps(r->bytes_per_sample / s.min)));
+        cells.push_back(fmt::format("{}", r->sample_count()));
       } else {
-        cells.push_back(number(to_us(s.median)));
         cells.push_back(number(to_us(s.p99)));
         cells.push_back(number(to_us(s.min)));
+        cells.push_back(fmt::format("{}", r->sample_count()));
       }
-      cells.push_back(fmt::format("{}", r->sample_count()));
       if (any_model) {
         cells.push_back(r->model ? number(rate ? to_GBps(*r->model) : to_us(*r->model)) : "-");
         cells.push_back(r->efficiency() ? fmt::format("{:.1f}%", 100 * *r->efficiency()) : "-");

@@ -56,7 +56,9 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"to", p.to},
                      {"direct_access", p.direct_access},
                      {"copy_Bps", p.copy_Bps},
-                     {"latency_s", p.latency_s}});
+                     {"latency_s", p.latency_s},
+                     {"copy_engine_latency_s", p.copy_engine_latency_s},
+                     {"bidirectional_Bps", p.bidirectional_Bps}});
   }
   const ordered_json doc = {
       {"schema", MachineProfile::schema},
@@ -99,7 +101,10 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                .to = entry.at("to").get<int>(),
                                .direct_access = entry.at("direct_access").get<bool>(),
                                .copy_Bps = entry.at("copy_Bps").get<double>(),
-                               .latency_s = entry.at("latency_s").get<double>()});
+                               .latency_s = entry.at("latency_s").get<double>(),
+                               // Profiles written before beff have neither: 0 means not measured.
+                               .copy_engine_latency_s = entry.value("copy_engine_latency_s", 0.0),
+                               .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0)});
     }
     return profile;
   } catch (const nlohmann::json::exception& e) {

@@ -53,6 +53,8 @@ TEST(Cli, HelpExplainsEveryCommand) {
                                                                  {"tune", "stream", "--help"},
                                                                  {"run", "overlap", "--help"},
                                                                  {"run", "dispatch", "--help"},
+                                                                 {"run", "beff", "--help"},
+                                                                 {"model", "beff", "--help"},
                                                                  {"probe", "--help"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 0);
@@ -61,6 +63,8 @@ TEST(Cli, HelpExplainsEveryCommand) {
   EXPECT_NE(ferry({"run", "link", "--help"}).out.find("--sizes"), std::string::npos);
   EXPECT_NE(ferry({"run", "overlap", "--help"}).out.find("--min-split"), std::string::npos);
   EXPECT_NE(ferry({"run", "dispatch", "--help"}).out.find("--rungs"), std::string::npos);
+  EXPECT_NE(ferry({"run", "beff", "--help"}).out.find("--transport"), std::string::npos);
+  EXPECT_NE(ferry({"model", "beff", "--help"}).out.find("--per-node"), std::string::npos);
 }
 
 TEST(Cli, UnknownWorkload) { expect_bad_input(ferry({"run", "teleport"}), "unknown workload 'teleport'"); }
@@ -273,6 +277,61 @@ TEST(Cli, DispatchBadInputIsOneMessage) {
   expect_bad_input(ferry(quick_dispatch({"--device", "7"})), "device 7 does not exist");
   expect_bad_input(ferry(quick_dispatch({"--devices", "0,1"})), "dispatch runs on one device");
   expect_bad_input(ferry(quick_dispatch({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
+}
+
+// A fast emulated beff run on two devices; the test adds what it is about.
+std::vector<std::string> quick_beff(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Cli, BeffRunsThePeerTransportsAndWritesLinksPeerFiguresBeside) {
+  const std::string path = (std::filesystem::temp_directory_path() / "ferry-cli-beff.json").string();
+  const Outcome o =
+      ferry(quick_beff({"--transport", "p2p-ce,p2p-sm", "--min-time", "100us", "--repetitions", "1", "--json", path}));
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("b(L) of the ring"), std::string::npos);
+  EXPECT_NE(o.out.find("b_eff = "), std::string::npos);
+  const auto doc = nlohmann::json::parse(read_file(path));
+  ASSERT_EQ(doc["workloads"].size(), 2u);
+  EXPECT_EQ(doc["workloads"][0]["name"], "link");  // the peer figures p2p-ce's model reads
+  EXPECT_EQ(doc["workloads"][1]["name"], "beff");
+  int ring = 0;
+  for (const auto& row : doc["workloads"][1]["rows"])
+    if (row["section"] == "ring") {
+      ++ring;
+      EXPECT_EQ(row["headline"], "best");
+    }
+  EXPECT_EQ(ring, 42);
+
+  // The same file gives `ferry model beff` its terms.
+  const Outcome model = ferry({"model", "beff", "--profile", path, "--devices", "4,16"});
+  EXPECT_EQ(model.code, 0) << model.err;
+  EXPECT_NE(model.out.find("b_eff predicted"), std::string::npos);
+  EXPECT_NE(model.out.find("stays within one node"), std::string::npos) << "16 devices span two nodes of 8";
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, BeffBadInputIsOneMessage) {
+  expect_bad_input(ferry(quick_beff({"--transport", "pigeon"})), "unknown transport 'pigeon'");
+  expect_bad_input(ferry(quick_beff({"--max-size", "1M"})), "below the definition's largest message");
+  expect_bad_input(ferry(quick_beff({"--max-size", "12QB"})), "malformed size '12QB'");
+  expect_bad_input(ferry(quick_beff({"--repetitions", "0"})), "--repetitions must be at least 1");
+  expect_bad_input(ferry(quick_beff({"--min-time", "5"})), "malformed duration '5'");
+  expect_bad_input(ferry(quick_beff({"--sm-protocol", "fast"})), "unknown --sm-protocol 'fast'");
+  expect_bad_input(ferry({"run", "beff", "--backend", "emu", "--devices", "0,9"}), "device 9 does not exist");
+  expect_bad_input(ferry({"model", "beff", "--devices", "1"}), "a ring has 2 to 1048576 devices");
+  expect_bad_input(ferry({"model", "beff", "--profile", "/nonexistent/beff.json"}), "/nonexistent/beff.json");
+}
+
+TEST(Cli, ModelBeffReadsAMachineProfilesPeers) {
+  const std::string path = (std::filesystem::temp_directory_path() / "ferry-cli-peers.json").string();
+  ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--round-trips", "200", "-o", path}).code, 0);
+  const Outcome o = ferry({"model", "beff", "--profile", path, "--devices", "8"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("p2p-ce"), std::string::npos);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

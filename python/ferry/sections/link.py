@@ -87,7 +87,9 @@ def _latency_figures(s) -> list:
         out.append((f"{direction.upper()} copy {format_bytes(r.params['bytes'])} ({clock})", r))
     out += [(r.params.get("what", "dispatch"), r) for r in s.section("dispatch")]
     out += [("persistent-kernel flag round trip", r) for r in s.section("flag")]
-    out += [(f"peer {r.params.get('from')} -> {r.params.get('to')} ({r.params.get('access', '')})", r)
+    # Older files time peer latency by the host clock alone and have no clock param.
+    out += [(f"peer {r.params.get('from')} -> {r.params.get('to')} ({r.params.get('access', '')}"
+             f"{', ' + r.params['clock'] if 'clock' in r.params else ''})", r)
             for r in s.section("peer_latency")]
     return out
 
@@ -122,7 +124,8 @@ def _latency(series: list) -> str:
 
 def _ceilings(series: list) -> str:
     def rows_of(s):
-        return s.section("ceiling") + s.section("device_copy") + s.section("peer_bandwidth")
+        return (s.section("ceiling") + s.section("device_copy") + s.section("peer_bandwidth")
+                + s.section("peer_bidirectional"))
 
     def key_of(r):
         p = r.params
@@ -130,6 +133,8 @@ def _ceilings(series: list) -> str:
             return ("device copy", "device", "d2d")
         if r.section == "peer_bandwidth":
             return (f"peer {p.get('access', '')}", "device", f"{p.get('from')} -> {p.get('to')}")
+        if r.section == "peer_bidirectional":
+            return ("peer both ways", "device", f"{p.get('from')} <-> {p.get('to')}")
         return (p.get("path", ""), p.get("memory", ""), p.get("direction", ""))
 
     return figures_table(series, rows_of, ["path", "memory", "direction"], key_of, "table-link-ceilings")

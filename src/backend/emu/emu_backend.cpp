@@ -30,7 +30,7 @@ EmuBackend::EmuBackend() : allocated_bytes_(devices) {
 }
 
 Capabilities EmuBackend::capabilities() const {
-  return {.gpu_timings = false, .graphs = true, .mapped_memory = true};
+  return {.gpu_timings = false, .graphs = true, .mapped_memory = true, .host_reaches_device_memory = true};
 }
 
 void EmuBackend::check_device(int device) const {

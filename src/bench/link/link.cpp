@@ -41,6 +41,13 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
   return c;
 }
 
+LinkConfig LinkConfig::for_peers(const Capabilities& capabilities, const std::vector<int>& devices) {
+  LinkConfig c = defaults(capabilities, true);
+  c.devices = devices;
+  c.per_device = false;
+  return c;
+}
+
 LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, bool with_pageable) {
   LinkConfig c = defaults(capabilities, true);
   c.devices = {device};
@@ -141,7 +148,8 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round trip"},
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
       {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
-      {"peer_latency", "Peer latency: 8-byte copy + stream sync, host clock"},
+      {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
+      {"peer_bidirectional", "Peer copies both ways at once, events (bytes of both directions counted)"},
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };
 
@@ -151,6 +159,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
 
   for (int device : config.devices) {
     run.profile_of(device);
+    if (!config.per_device) continue;
     if (run.pcie_Bps(device) == 0)
       run.skip(fmt::format("PCIe model for device {}: the backend reports no PCIe generation and width", device));
     measure_copy_latency(run, device);

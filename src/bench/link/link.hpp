@@ -23,6 +23,7 @@ struct LinkConfig {
   Repeat bandwidth_repeat;
   Repeat latency_repeat;
   Repeat dispatch_repeat;
+  bool per_device = true;                       // false: the peer figures alone
 
   // What a run does without options: large sweeps on a GPU, smaller ones on
   // the emulator (its copies are CPU memcpy), smaller again with --quick.
@@ -31,6 +32,8 @@ struct LinkConfig {
   // pinned and mapped rates at the sizes where they plateau (pageable too
   // when asked), latencies, flags.
   static LinkConfig for_models(const Capabilities& capabilities, int device, bool with_pageable = false);
+  // Peer copies between every pair of `devices`, as --quick measures them: what beff's p2p-ce model reads.
+  static LinkConfig for_peers(const Capabilities& capabilities, const std::vector<int>& devices);
 };
 
 struct LinkOutcome {

@@ -66,16 +66,6 @@ struct StageRange {
 // Reads each thread keeps in flight while moving a slice.
 constexpr int loads_in_flight = 8;
 
-// The part of `quads` that team `index` of `count` teams handles.
-struct Slice {
-  std::uint64_t lo, hi;
-};
-FERRY_HD inline Slice team_slice(std::uint64_t quads, int index, int count) {
-  const std::uint64_t share = (quads + count - 1) / count;
-  const std::uint64_t lo = share * index < quads ? share * index : quads;
-  return {lo, lo + share < quads ? lo + share : quads};
-}
-
 // The team moves [slice.lo, slice.hi) from `from` to `to` through `stages`.
 // Loads first, then stores: each thread keeps several reads in flight, which
 // is what hides the microsecond a read of host memory takes.

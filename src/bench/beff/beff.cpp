@@ -1,0 +1,63 @@
+#include "bench/beff/beff.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "bench/beff/beff_run.hpp"
+#include "core/text.hpp"
+
+namespace ferry::beff {
+namespace {
+
+// Rank 0 learns who every participant is: "participant rank device host" per line, from every rank.
+std::vector<Member> gather_members(World& world, const transport::Group& group) {
+  std::string mine;
+  for (const transport::Participant& p : group.local)
+    mine += fmt::format("{} {} {} {}\n", p.index, world.rank(), p.device, world.host());
+  std::vector<Member> members;
+  for (const std::string& text : world.gather(mine)) {
+    std::istringstream lines(text);
+    Member m;
+    while (lines >> m.participant >> m.rank >> m.device >> m.host) members.push_back(m);
+  }
+  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.participant < b.participant; });
+  return members;
+}
+
+}  // namespace
+
+WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
+                   const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {
+  validate(backend, config);
+  // Under mpirun each rank drives one device and is one participant; in one process every device is.
+  const bool one_per_rank = world.distributed();
+  const int participants = one_per_rank ? world.size() : static_cast<int>(config.devices.size());
+  const std::vector<int> devices = one_per_rank ? std::vector<int>{config.devices.front()} : config.devices;
+  const std::uint64_t largest = config.sizes().back();
+  const std::uint64_t area = std::max(config.area_bytes, 4 * transport::slot_pitch(largest));
+  LocalAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, area, largest);
+  const std::vector<Member> members = gather_members(world, areas.group());
+
+  // A rank that waits longer than any single step may take is waiting for a rank that is gone.
+  world.watch(std::max(60.0, 2 * config.transport.timeout_s));
+  std::vector<TransportRecord> records;
+  for (transport::Kind kind : config.transports)
+    records.push_back(measure_transport(backend, world, config, kind, areas, progress));
+  world.stop_watching();
+
+  if (world.rank() != 0) {
+    WorkloadResult share;
+    share.workload = "beff";
+    return share;
+  }
+  BeffConfig described = config;
+  described.area_bytes = area;
+  WorkloadResult result = make_result(described, members, records, link_peers);
+  if (!backend.capabilities().gpu_timings)
+    result.notes.push_back("emulator: every message is checked as on a GPU, but the timings are CPU timings");
+  return result;
+}
+
+}  // namespace ferry::beff

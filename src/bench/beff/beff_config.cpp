@@ -1,0 +1,63 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "bench/beff/beff.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace ferry::beff {
+
+std::vector<std::uint64_t> definition_sizes() {
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t bytes = 1; bytes <= 4096; bytes *= 2) sizes.push_back(bytes);
+  for (std::uint64_t bytes = 16 << 10; bytes <= definition_largest; bytes *= 2) sizes.push_back(bytes);
+  return sizes;
+}
+
+std::vector<std::uint64_t> BeffConfig::sizes() const {
+  std::vector<std::uint64_t> sizes = definition_sizes();
+  for (std::uint64_t bytes = 2 * definition_largest; bytes <= max_bytes; bytes *= 2) sizes.push_back(bytes);
+  return sizes;
+}
+
+BeffConfig BeffConfig::defaults(const Capabilities& capabilities, bool quick) {
+  BeffConfig c;
+  if (capabilities.gpu_timings) {
+    c.repetitions = quick ? 3 : 10;
+    c.min_time_s = quick ? 1e-3 : 5e-3;
+    c.area_bytes = 1ull << 30;
+  } else {
+    // The emulator's exchanges cost thread switches on a CPU: short measurements keep CI in seconds.
+    c.repetitions = quick ? 2 : 3;
+    c.min_time_s = quick ? 2e-4 : 1e-3;
+    c.area_bytes = 16ull << 20;
+    c.most_exchanges = 4096;
+  }
+  return c;
+}
+
+void validate(Backend& backend, const BeffConfig& config) {
+  if (config.devices.empty()) throw UsageError("no device selected");
+  if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
+    throw UsageError("a device is listed twice in --devices");
+  if (config.transports.empty()) throw UsageError("no transport selected");
+  if (config.repetitions < 1) throw UsageError("--repetitions must be at least 1");
+  if (config.max_bytes < definition_largest)
+    throw UsageError(fmt::format("--max-size {} is below the definition's largest message ({}): it can only extend "
+                                 "the sizes",
+                                 format_bytes(config.max_bytes), format_bytes(definition_largest)));
+  const std::uint64_t largest = config.sizes().back();
+  // Four slots of the largest message: the first, middle and last exchange keep theirs, the rest share one.
+  const std::uint64_t least_area = 4 * transport::slot_pitch(largest);
+  const std::uint64_t area = std::max(config.area_bytes, least_area);
+  for (int device : config.devices) {
+    const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
+    if (2 * area > status.free_bytes)
+      throw UsageError(fmt::format("messages of up to {} need {} on device {} (a send and a receive area), which has {} free",
+                                   format_bytes(largest), format_bytes(2 * area), device, format_bytes(status.free_bytes)));
+  }
+}
+
+}  // namespace ferry::beff

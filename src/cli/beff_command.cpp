@@ -1,0 +1,271 @@
+#include "cli/beff_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
+#include "backend/select.hpp"
+#include "bench/beff/beff.hpp"
+#include "bench/link/link.hpp"
+#include "cli/run_options.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "model/beff_model.hpp"
+#include "model/profile.hpp"
+
+namespace ferry {
+namespace {
+
+struct BeffOptions {
+  RunOptions run;
+  std::string transports = "all";
+  std::string max_size;
+  std::string min_time;
+  std::string repetitions;
+  std::string latency_size;
+  std::string sm_protocol;
+  std::string timeout;
+  std::string profile_path;
+};
+
+// In one process every device is a participant (all of them by default).
+// Under mpirun each rank takes one: --devices lists them per local rank, and
+// without it local rank k takes device k.
+std::vector<int> devices_of(const Backend& backend, const RunOptions& o, const World& w) {
+  const bool chosen = !o.device.empty() || !o.devices.empty();
+  if (!w.distributed()) {
+    if (chosen) return selected_devices(o);
+    std::vector<int> all(static_cast<std::size_t>(backend.device_count()));
+    for (int d = 0; d < backend.device_count(); ++d) all[d] = d;
+    return all;
+  }
+  if (!o.device.empty()) return selected_devices(o);
+  if (!o.devices.empty()) {
+    const std::vector<int> listed = selected_devices(o);
+    if (w.local_rank() >= static_cast<int>(listed.size()))
+      throw UsageError(fmt::format("--devices {} names {} device(s), but this host runs local rank {}: list one "
+                                   "device per rank of the host",
+                                   o.devices, listed.size(), w.local_rank()));
+    return {listed[static_cast<std::size_t>(w.local_rank())]};
+  }
+  return {w.local_rank() % std::max(1, backend.device_count())};
+}
+
+transport::Options::SmProtocol parse_sm_protocol(const std::string& text) {
+  if (text == "auto") return transport::Options::SmProtocol::automatic;
+  if (text == "ll") return transport::Options::SmProtocol::ll;
+  if (text == "direct") return transport::Options::SmProtocol::direct;
+  throw UsageError(fmt::format("unknown --sm-protocol '{}': choose auto, ll or direct", text));
+}
+
+beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const World& w) {
+  beff::BeffConfig c = beff::BeffConfig::defaults(backend.capabilities(), o.run.quick);
+  c.transports = transport::parse_kinds(o.transports);
+  c.devices = devices_of(backend, o.run, w);
+  if (!o.max_size.empty()) c.max_bytes = parse_bytes(o.max_size);
+  if (!o.min_time.empty()) c.min_time_s = parse_duration(o.min_time);
+  if (!o.repetitions.empty()) c.repetitions = static_cast<int>(parse_positive_count(o.repetitions, "--repetitions"));
+  if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
+  if (!o.sm_protocol.empty()) c.transport.sm_protocol = parse_sm_protocol(o.sm_protocol);
+  if (!o.timeout.empty()) c.transport.timeout_s = parse_duration(o.timeout);
+  if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
+  if (const char* corrupt = std::getenv(beff::corrupt_variable)) c.corrupt_bytes = parse_bytes(corrupt);
+  return c;
+}
+
+// Link's peer figures for p2p-ce's model: from --profile, else measured now
+// between this process's devices (their rows join the results).
+std::vector<model::PeerProfile> link_peers(Backend& backend, Results& results, const beff::BeffConfig& config,
+                                           const BeffOptions& o, const World& w, std::string& origin) {
+  if (!o.profile_path.empty()) {
+    origin = fmt::format("from the profile {}", o.profile_path);
+    return model::read_profile(o.profile_path).peers;
+  }
+  const bool wanted = std::find(config.transports.begin(), config.transports.end(), transport::Kind::p2p_ce) !=
+                      config.transports.end();
+  if (!wanted || w.distributed() || config.devices.size() < 2) return {};
+  origin = "measured in this run";
+  link::LinkConfig peers = link::LinkConfig::for_peers(backend.capabilities(), config.devices);
+  const link::LinkConfig full = link::LinkConfig::defaults(backend.capabilities(), false);
+  peers.peer_bytes = full.peer_bytes;  // the plateau, as `ferry run link` measures it
+  peers.bandwidth_repeat = full.bandwidth_repeat;
+  link::LinkOutcome outcome = link::run(backend, results.machine, peers, Progress("link", !o.run.quiet));
+  results.workloads.push_back(std::move(outcome.result));
+  return outcome.profile.peers;
+}
+
+int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
+  World& w = world();
+  const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
+  std::ostream silent(nullptr);
+  std::ostream& shown = speaks ? out : silent;
+
+  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
+  beff::BeffConfig config = make_config(*backend, o, w);
+  Results results = start_results(*backend, command_line, shown);
+  beff::validate(*backend, config);
+  const std::vector<model::PeerProfile> peers = link_peers(*backend, results, config, o, w, config.profile_origin);
+
+  WorkloadResult result = beff::run(*backend, w, config, peers, Progress("beff", speaks && !o.run.quiet));
+  int code = 0;
+  if (speaks) {
+    results.workloads.push_back(std::move(result));
+    code = finish_run(results, o.run, out);
+  }
+  return w.broadcast(code);  // every rank ends as rank 0 does
+}
+
+struct ModelOptions {
+  std::string devices = "8,64,512";
+  std::string per_node = "8";
+  std::string network_bandwidth = "50GB/s";
+  std::string network_latency = "3us";
+  std::string profile_path;
+  std::string json_path;
+  std::string backend = "auto";
+  bool quiet = false;
+};
+
+bool crosses_nodes(const std::string& transport) { return transport != "p2p-ce" && transport != "p2p-sm"; }
+
+int model_beff(const ModelOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
+  std::vector<int> rings;
+  for (std::uint64_t n : parse_count_range(o.devices, "--devices")) {
+    if (n < 2 || n > (1u << 20)) throw UsageError(fmt::format("--devices: a ring has 2 to 1048576 devices, not {}", n));
+    rings.push_back(static_cast<int>(n));
+  }
+  const int per_node = static_cast<int>(parse_positive_count(o.per_node, "--per-node"));
+  const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
+
+  model::TransportTerms terms;
+  Results results;
+  if (!o.profile_path.empty()) {
+    terms = model::read_transport_terms(o.profile_path);
+    results.machine.backend = "model";
+  } else {
+    // No file: measure this machine's terms with a quick beff run first.
+    const std::unique_ptr<Backend> backend = make_backend(o.backend);
+    results = start_results(*backend, command_line, out);
+    beff::BeffConfig config = beff::BeffConfig::defaults(backend->capabilities(), true);
+    for (int d = 0; d < backend->device_count(); ++d) config.devices.push_back(d);
+    WorkloadResult measured = beff::run(*backend, world(), config, {}, Progress("beff", !o.quiet));
+    terms.origin = "a quick beff run on this machine";
+    terms.devices = static_cast<int>(config.devices.size());
+    for (const Row& row : measured.rows) {
+      if (row.section != "model") continue;
+      const std::string name = std::get<std::string>(row.params.at(0).second);
+      if (terms.transports.empty() || terms.transports.back().transport != name) terms.transports.push_back({name, {}});
+      terms.transports.back().segments.push_back(
+          {static_cast<std::uint64_t>(std::get<std::int64_t>(row.params.at(1).second)),
+           {row.value(), std::get<double>(row.params.at(2).second) * 1e9},
+           std::get<std::string>(row.params.at(4).second)});
+    }
+    results.workloads.push_back(std::move(measured));
+  }
+  results.ferry_version = FERRY_VERSION;
+  results.created_utc = utc_now_iso8601();
+  results.command_line = command_line;
+
+  WorkloadResult prediction;
+  prediction.workload = "beff-model";
+  prediction.config = {{"terms", terms.origin},
+                       {"per_node", static_cast<std::int64_t>(per_node)},
+                       {"network_latency_s", network.latency_s},
+                       {"network_GBps", to_GBps(network.bandwidth_Bps)}};
+  prediction.sections = {{"prediction", fmt::format("b_eff predicted for rings larger than this machine ({} devices a "
+                                                    "node; between nodes {:.3g} GB/s and {:.3g} us per hop)",
+                                                    per_node, to_GBps(network.bandwidth_Bps), to_us(network.latency_s))}};
+  const std::vector<std::uint64_t> sizes = beff::definition_sizes();
+  for (const model::TransportModel& m : terms.transports) {
+    for (int n : rings) {
+      if (n > per_node && !crosses_nodes(m.transport)) {
+        prediction.skipped.push_back(fmt::format("{} x {}: {} stays within one node ({} devices)", m.transport, n,
+                                                 m.transport, per_node));
+        continue;
+      }
+      const model::RingPrediction p = model::predict_ring(m, n, per_node, network, crosses_nodes(m.transport), sizes);
+      Row row;
+      row.section = "prediction";
+      row.metric = Metric::rate;
+      row.derived = p.beff_ring_Bps;
+      row.params = {{"transport", m.transport},
+                    {"devices", static_cast<std::int64_t>(n)},
+                    {"nodes", static_cast<std::int64_t>((n + per_node - 1) / per_node)},
+                    {"per device GB/s", to_GBps(p.beff_per_device_Bps)},
+                    {"dominant term", p.dominant}};
+      prediction.rows.push_back(std::move(row));
+    }
+  }
+  prediction.notes.push_back(fmt::format(
+      "terms from {}{}; a ring spanning nodes moves in lockstep, so its slowest hop (the network's: "
+      "--network-bandwidth, --network-latency, assumed one 400 Gb/s NIC per GPU) paces every device",
+      terms.origin, terms.devices > 0 ? fmt::format(" (measured on {} devices)", terms.devices) : ""));
+  results.workloads.push_back(std::move(prediction));
+  RunOptions written;
+  written.json_path = o.json_path;
+  return finish_run(results, written, out);
+}
+
+}  // namespace
+
+void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::string>& command_line,
+                       std::function<int()>& action, std::ostream& out) {
+  auto o = std::make_shared<BeffOptions>();
+  CLI::App* command = run.add_subcommand("beff", "HPCC effective bandwidth between devices, per transport");
+  command->footer(
+      "n devices form a ring; in each exchange every device sends a message to its right while it receives one from "
+      "its left (ping-ping), looplength exchanges per measurement, looplength calibrated so that one lasts at least "
+      "--min-time. Sizes: the 21 of the HPCC b_eff definition (1 B .. 4 KiB doubling, 16 KiB .. 2 MiB), then doubling "
+      "up to --max-size. b(L) = L x looplength / time, the best of --repetitions; b_eff = the mean of b(L) over the 21 "
+      "sizes. Every message carries a pattern of its sender, exchange and size and is checked on receipt. Transports: "
+      "p2p-ce (peer copies by the copy engine), p2p-sm (kernels store into the peer's memory: LL or direct), nccl "
+      "(ncclSend/Recv), mpi-staged (device -> host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
+      "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
+      "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
+      "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce from link's peer figures, the others "
+      "fitted to their smallest and largest sizes.");
+  add_run_options(*command, o->run);
+  command->add_option("--transport", o->transports,
+                      "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,mpi-staged,mpi-cuda");
+  command->add_option("--max-size", o->max_size,
+                      "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21");
+  command->add_option("--min-time", o->min_time, "shortest measurement, for looplength's calibration (default 5ms)");
+  command->add_option("--repetitions", o->repetitions, "measurements per size; b(L) is the best (default 10)");
+  command->add_option("--latency-size", o->latency_size, "the ping-pong message for one-way latency (default 8)");
+  command->add_option("--sm-protocol", o->sm_protocol,
+                      "p2p-sm: auto (LL up to 64 KiB, direct above; default), ll or direct for every size");
+  command->add_option("--timeout", o->timeout,
+                      "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no "
+                      "progress for twice this (at least 60 s) aborts every rank");
+  command->add_option("--profile", o->profile_path,
+                      "machine profile (`ferry probe -o`) with peer figures for p2p-ce's model (default: measure "
+                      "them with link in this run)");
+  command->callback([&action, &out, o, &command_line] {
+    action = [&out, o, &command_line] { return run_beff(*o, command_line, out); };
+  });
+
+  auto m = std::make_shared<ModelOptions>();
+  CLI::App* predict = model.add_subcommand("beff", "predict b_eff for rings larger than this machine, per transport");
+  predict->footer(
+      "Scales each transport's measured terms (t_lat, B) to rings of --devices devices. Within a node every device "
+      "keeps its own terms; a ring that spans nodes moves in lockstep, so the slowest hop (the network) sets every "
+      "device's pace. p2p transports stay within one node. Says which term dominates b_eff. Terms come from "
+      "--profile: a beff results file (`ferry run beff --json`) or a machine profile (p2p-ce only); without it a "
+      "quick beff run on this machine measures them.");
+  predict->add_option("--devices", m->devices, "ring sizes to predict (default 8,64,512)");
+  predict->add_option("--per-node", m->per_node, "devices per node (default 8)");
+  predict->add_option("--network-bandwidth", m->network_bandwidth, "one hop between nodes, per direction (default 50GB/s)");
+  predict->add_option("--network-latency", m->network_latency, "one hop between nodes (default 3us)");
+  predict->add_option("--profile", m->profile_path, "beff results or machine profile with the terms");
+  predict->add_option("--json", m->json_path, "write the prediction to this results file (JSON)");
+  predict->add_option("--backend", m->backend, "for the quick run without --profile: cuda, emu or auto");
+  predict->add_flag("-q,--quiet", m->quiet, "no progress lines on standard error");
+  predict->callback([&action, &out, m, &command_line] {
+    action = [&out, m, &command_line] { return model_beff(*m, command_line, out); };
+  });
+}
+
+}  // namespace ferry

@@ -1,0 +1,92 @@
+#include "model/beff_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/units.hpp"
+
+namespace ferry::model {
+
+LinkTerms fit_two_sizes(double small_bytes, double small_s, double large_bytes, double large_s) {
+  if (large_s <= small_s || large_bytes <= small_bytes) return {small_s, large_bytes / large_s};
+  const double bandwidth = (large_bytes - small_bytes) / (large_s - small_s);
+  return {std::max(0.0, small_s - small_bytes / bandwidth), bandwidth};
+}
+
+const ModelSegment& TransportModel::segment_for(std::uint64_t bytes) const {
+  if (segments.empty()) throw std::logic_error("a transport model without terms");
+  for (const ModelSegment& s : segments)
+    if (bytes <= s.up_to_bytes) return s;
+  return segments.back();
+}
+
+double model_beff_Bps(const TransportModel& model, const std::vector<std::uint64_t>& sizes) {
+  double sum = 0;
+  for (std::uint64_t bytes : sizes) sum += model.rate_Bps(bytes);
+  return sizes.empty() ? 0 : sum / static_cast<double>(sizes.size());
+}
+
+TransportModel fit_transport(const std::string& transport, const std::vector<MeasuredSize>& measured,
+                             std::uint64_t latency_bytes) {
+  TransportModel model{transport, {}};
+  for (std::size_t first = 0; first < measured.size();) {
+    std::size_t last = first;
+    while (last + 1 < measured.size() && measured[last + 1].protocol == measured[first].protocol) ++last;
+    // The smallest point: the latency size where the run holds it, else the run's smallest.
+    std::size_t small = first;
+    for (std::size_t k = first; k <= last; ++k)
+      if (measured[k].bytes == latency_bytes) small = k;
+    const MeasuredSize& a = measured[small];
+    const MeasuredSize& b = measured[last];
+    ModelSegment segment;
+    segment.up_to_bytes = b.bytes;
+    if (small == last) {  // a run of one size: its own time is all latency-free bandwidth
+      segment.terms = {0, static_cast<double>(b.bytes) / b.exchange_s};
+      segment.basis = fmt::format("{}: {} alone", b.protocol, format_bytes(b.bytes));
+    } else {
+      segment.terms = fit_two_sizes(static_cast<double>(a.bytes), a.exchange_s, static_cast<double>(b.bytes), b.exchange_s);
+      segment.basis = fmt::format("{}: fitted to {} and {}", b.protocol, format_bytes(a.bytes), format_bytes(b.bytes));
+    }
+    model.segments.push_back(segment);
+    first = last + 1;
+  }
+  return model;
+}
+
+RingPrediction predict_ring(const TransportModel& model, int devices, int per_node, const LinkTerms& network,
+                            bool crosses_network, const std::vector<std::uint64_t>& sizes) {
+  RingPrediction p;
+  p.devices = devices;
+  p.spans_nodes = crosses_network && devices > per_node;
+  TransportModel paced = model;
+  if (p.spans_nodes) {
+    for (ModelSegment& s : paced.segments) {
+      s.terms.latency_s = std::max(s.terms.latency_s, network.latency_s);
+      s.terms.bandwidth_Bps = std::min(s.terms.bandwidth_Bps, network.bandwidth_Bps);
+    }
+  }
+  p.beff_per_device_Bps = model_beff_Bps(paced, sizes);
+  p.beff_ring_Bps = p.beff_per_device_Bps * devices;
+  p.pace = paced.segments.back().terms;
+  double above = 0, all = 0;
+  for (std::uint64_t bytes : sizes) {
+    const LinkTerms& t = paced.segment_for(bytes).terms;
+    const double rate = t.rate_Bps(static_cast<double>(bytes));
+    all += rate;
+    if (static_cast<double>(bytes) > t.balance_bytes()) above += rate;
+  }
+  p.bandwidth_share = all > 0 ? above / all : 0;
+  const std::string pace = p.spans_nodes ? "the network hop" : "each hop";
+  p.dominant = p.bandwidth_share >= 0.5
+                   ? fmt::format("bandwidth: sizes past {} ({} x {:.0f} GB/s) give {:.0f}% of b_eff",
+                                 format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())), pace,
+                                 to_GBps(p.pace.bandwidth_Bps), 100 * p.bandwidth_share)
+                   : fmt::format("latency: {} takes {:.2f} us per exchange; sizes below {} give {:.0f}% of b_eff", pace,
+                                 to_us(p.pace.latency_s), format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())),
+                                 100 * (1 - p.bandwidth_share));
+  return p;
+}
+
+}  // namespace ferry::model

@@ -1,0 +1,88 @@
+#pragma once
+// The b_eff model: a message of L bytes costs t_lat + L / B per exchange, so
+// b(L) = L / (t_lat + L / B), and b_eff is the mean of b(L) over the
+// definition's sizes. A transport that changes protocol with the size (p2p-sm:
+// LL, then direct) has one (t_lat, B) per protocol, each over its own sizes.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ferry::model {
+
+struct LinkTerms {
+  double latency_s = 0;
+  double bandwidth_Bps = 0;
+
+  double exchange_seconds(double bytes) const { return latency_s + bytes / bandwidth_Bps; }
+  double rate_Bps(double bytes) const { return bytes / exchange_seconds(bytes); }
+  // The size at which the two terms are equal: latency-bound below, bandwidth-bound above.
+  double balance_bytes() const { return latency_s * bandwidth_Bps; }
+};
+
+// The terms that pass through (small_bytes, small_s) and (large_bytes, large_s),
+// the per-exchange times of two sizes. When noise makes the larger no slower,
+// the bandwidth is the large size's own rate.
+LinkTerms fit_two_sizes(double small_bytes, double small_s, double large_bytes, double large_s);
+
+struct ModelSegment {
+  std::uint64_t up_to_bytes = 0;  // the segment covers sizes up to this one (the last: every size past it too)
+  LinkTerms terms;
+  std::string basis;              // where the terms came from
+};
+
+struct TransportModel {
+  std::string transport;
+  std::vector<ModelSegment> segments;  // ascending up_to_bytes
+
+  const ModelSegment& segment_for(std::uint64_t bytes) const;
+  double rate_Bps(std::uint64_t bytes) const { return segment_for(bytes).terms.rate_Bps(static_cast<double>(bytes)); }
+};
+
+// Mean of the model's b(L) over `sizes`: its b_eff per device.
+double model_beff_Bps(const TransportModel& model, const std::vector<std::uint64_t>& sizes);
+
+// One point to fit: a size, its per-exchange seconds, and the protocol that moved it.
+struct MeasuredSize {
+  std::uint64_t bytes = 0;
+  double exchange_s = 0;
+  std::string protocol;
+};
+
+// Per run of sizes that share a protocol, (t_lat, B) through its smallest
+// size (8 B where the run holds it) and its largest: the rule docs/beff.md states.
+TransportModel fit_transport(const std::string& transport, const std::vector<MeasuredSize>& measured,
+                             std::uint64_t latency_bytes);
+
+// A ring of `devices` with `per_node` of them on each node: within a node each
+// hop is the transport's own; once the ring spans nodes, the ring moves in
+// lockstep, so the slowest hop (the network's) sets every device's pace.
+struct RingPrediction {
+  int devices = 0;
+  bool spans_nodes = false;
+  double beff_per_device_Bps = 0;
+  double beff_ring_Bps = 0;
+  LinkTerms pace;                 // the terms of the hop that sets the pace at the largest size
+  double bandwidth_share = 0;     // share of b_eff from sizes above the balance size (bandwidth-bound)
+  std::string dominant;           // in words: which term sets b_eff
+};
+
+RingPrediction predict_ring(const TransportModel& model, int devices, int per_node, const LinkTerms& network,
+                            bool crosses_network, const std::vector<std::uint64_t>& sizes);
+
+}  // namespace ferry::model
+
+namespace ferry::model {
+
+// What `ferry model beff` scales up, read from a file: a beff results file
+// (its fitted terms per transport) or a machine profile (link's peer figures,
+// which give p2p-ce's terms).
+struct TransportTerms {
+  std::vector<TransportModel> transports;
+  int devices = 0;     // the ring the terms were measured on (0: unknown)
+  std::string origin;  // "beff results r.json" or "machine profile p.json"
+};
+
+// Throws UsageError naming the file when it holds neither.
+TransportTerms read_transport_terms(const std::string& path);
+
+}  // namespace ferry::model

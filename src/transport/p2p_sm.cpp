@@ -1,0 +1,142 @@
+// p2p-sm's host side: per device the inbox, flags and credits its peers
+// write into, one kernel launch per plan on every device at once, and the
+// failure word that says which team gave up waiting for what.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "transport/p2p_sm_kernel.hpp"
+#include "transport/transports.hpp"
+
+namespace ferry::transport {
+namespace {
+
+// Teams for one message: enough to keep many stores in flight, few enough
+// that a small message is not spread so thin that each team moves a word.
+constexpr std::uint64_t ll_words_per_team = 1024;
+constexpr int most_ll_teams = 16;
+constexpr std::uint64_t direct_bytes_per_team = 32 << 10;
+constexpr int most_direct_teams = 128;
+
+class PeerStores final : public Transport {
+ public:
+  PeerStores(Backend& backend, const Group& group, const Options& options) : group_(group), options_(options) {
+    const std::uint64_t ll_largest = options.sm_protocol == Options::SmProtocol::direct ? 0
+                                     : options.sm_protocol == Options::SmProtocol::ll
+                                         ? group.largest_message
+                                         : std::min(sm_ll_largest_bytes, group.largest_message);
+    ll_slot_words_ = std::max<std::uint64_t>(1, (ll_largest + 3) / 4);
+    for (const Participant& p : group.local) {
+      Lane lane;
+      lane.stream = backend.make_stream(p.device);
+      lane.start = backend.make_event(p.device);
+      lane.end = backend.make_event(p.device);
+      const std::uint64_t flag_words = most_direct_teams * sm_flag_stride;
+      lane.arrived = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
+      lane.credit = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
+      lane.inbox = backend.allocate_device(p.device, sm_ll_depth * ll_slot_words_ * sizeof(std::uint64_t));
+      lane.failure = backend.allocate_host(MemoryKind::mapped, sm_flag_stride * sizeof(std::uint64_t));
+      // Tag 0 never comes: zeroed memory holds no message and no credit.
+      for (Buffer* b : {&lane.arrived, &lane.credit, &lane.inbox}) lane.stream->fill(b->data(), 0, b->bytes());
+      lane.stream->synchronize();
+      lanes_.push_back(std::move(lane));
+    }
+    resident_teams_ = std::max(1, peer_store_resident_teams(*lanes_.front().stream));
+  }
+
+  Kind kind() const override { return Kind::p2p_sm; }
+  Clock clock() const override { return Clock::device; }
+  std::string how(std::uint64_t bytes) const override { return uses_ll(bytes) ? "LL" : "direct"; }
+
+  std::vector<double> run(const ExchangePlan& plan) override {
+    const bool ll = uses_ll(plan.bytes);
+    const int teams = teams_for(plan.bytes, ll);
+    const int n = static_cast<int>(lanes_.size());
+    for (Lane& lane : lanes_) *lane.failure.as<std::uint64_t>() = no_sm_failure;
+    for (int p = 0; p < n; ++p) {
+      const Route peers = peers_of(plan, p);
+      Lane& lane = lanes_[p];
+      PeerStoreExchange k;
+      k.plan = plan;
+      k.me = p;
+      k.first_tag = next_tag_;
+      k.ll = ll;
+      k.ll_slot_words = ll_slot_words_;
+      k.send = group_.local[p].send;
+      k.receive = group_.local[p].receive;
+      k.arrived = lane.arrived.as<std::uint64_t>();
+      k.inbox = lane.inbox.as<std::uint64_t>();
+      k.credit = lane.credit.as<std::uint64_t>();
+      if (peers.send_to >= 0) {
+        k.to_receive = group_.local[peers.send_to].receive;
+        k.to_arrived = lanes_[peers.send_to].arrived.as<std::uint64_t>();
+        k.to_inbox = lanes_[peers.send_to].inbox.as<std::uint64_t>();
+      }
+      if (peers.receive_from >= 0) k.from_credit = lanes_[peers.receive_from].credit.as<std::uint64_t>();
+      k.failure = lane.failure.device_view_as<std::uint64_t>();
+      k.timeout_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
+      lane.stream->record(*lane.start);
+      launch_peer_store_exchange(*lane.stream, k, teams);
+      lane.stream->record(*lane.end);
+    }
+    std::vector<double> seconds(n);
+    for (int p = 0; p < n; ++p) lanes_[p].stream->synchronize();
+    for (int p = 0; p < n; ++p) {
+      const std::uint64_t failure = load_acquire_system(lanes_[p].failure.as<std::uint64_t>());
+      if (failure != no_sm_failure) throw RuntimeFailure(failure_text(plan, p, failure));
+      seconds[p] = lanes_[p].end->seconds_since(*lanes_[p].start);
+    }
+    next_tag_ += static_cast<std::uint64_t>(plan.exchanges());
+    return seconds;
+  }
+
+ private:
+  struct Lane {
+    std::unique_ptr<Stream> stream;
+    std::unique_ptr<Event> start, end;
+    Buffer arrived, credit, inbox, failure;
+  };
+
+  bool uses_ll(std::uint64_t bytes) const {
+    switch (options_.sm_protocol) {
+      case Options::SmProtocol::ll: return true;
+      case Options::SmProtocol::direct: return false;
+      case Options::SmProtocol::automatic: return bytes <= sm_ll_largest_bytes;
+    }
+    return true;
+  }
+
+  int teams_for(std::uint64_t bytes, bool ll) const {
+    const std::uint64_t wanted = ll ? ((bytes + 3) / 4 + ll_words_per_team - 1) / ll_words_per_team
+                                    : (bytes + direct_bytes_per_team - 1) / direct_bytes_per_team;
+    const int most = std::min(ll ? most_ll_teams : most_direct_teams, resident_teams_);
+    return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(most)));
+  }
+
+  std::string failure_text(const ExchangePlan& plan, int p, std::uint64_t failure) const {
+    const std::int64_t exchange = static_cast<std::int64_t>(failure >> 2) - 1;
+    const bool credit = (failure & 3) == static_cast<std::uint64_t>(SmWait::credit);
+    const Route peers = peers_of(plan, p);
+    const int peer = credit ? peers.send_to : peers.receive_from;
+    return fmt::format("p2p-sm: device {} waited more than {} s for {} of exchange {} of {} ({} B) {} device {}",
+                       group_.local[p].device, options_.timeout_s, credit ? "room in the inbox" : "the message",
+                       exchange, plan.exchanges(), plan.bytes, credit ? "at" : "from",
+                       peer >= 0 ? group_.local[peer].device : -1);
+  }
+
+  const Group group_;
+  const Options options_;
+  std::vector<Lane> lanes_;
+  std::uint64_t ll_slot_words_ = 1;
+  int resident_teams_ = 1;
+  std::uint64_t next_tag_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> open_p2p_sm(Backend& backend, const Group& group, const Options& options) {
+  return std::make_unique<PeerStores>(backend, group, options);
+}
+
+}  // namespace ferry::transport

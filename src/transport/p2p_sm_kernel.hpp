@@ -1,0 +1,199 @@
+#pragma once
+// p2p-sm's kernel: one launch per device runs every exchange of a plan, its
+// teams storing each message straight into the receiving device's memory
+// (over NVLink or PCIe) and polling their own memory for what arrives. Team t
+// of every device handles slice t of every message, so a team only ever
+// waits for team t of its peers: no grid-wide barrier, and any residency works.
+//
+// Two protocols, as NCCL has:
+// - LL, for small messages: each 8-byte word carries 4 data bytes and the
+//   exchange's tag, so data and flag arrive in one store and the receiver
+//   polls the data itself. It lands in an inbox of sm_ll_depth slots; the
+//   receiver copies it out and returns a credit, so a sender never overwrites
+//   a slot not yet read. Half the bytes on the wire are tags.
+// - direct, for large messages: the sender's team stores its slice into the
+//   receiver's own receive slot 16 bytes at a time, then raises a flag with a
+//   release at system scope. Every byte on the wire is data; the release costs
+//   a round trip per message.
+// Tags (first_tag + exchange) only grow from launch to launch, so flags and
+// inboxes are never reset. One FERRY_HD body: the emulator runs the same protocol.
+#include <cstdint>
+
+#include "backend/hd.hpp"
+#include "transport/exchange_plan.hpp"
+
+namespace ferry {
+class Stream;
+}
+
+namespace ferry::transport {
+
+struct alignas(16) Line {
+  std::uint64_t half[2];
+};
+
+// Words from one team's flag to the next: a 128-byte line each, so teams never share one.
+constexpr std::uint64_t sm_flag_stride = 16;
+// LL inbox slots: a sender may run this many messages ahead of its receiver.
+constexpr std::uint64_t sm_ll_depth = 4;
+constexpr std::uint64_t no_sm_failure = 0;
+
+// What a team that gave up was waiting for, in the failure word's low bits.
+enum class SmWait : std::uint64_t { credit = 1, message = 2 };
+
+FERRY_HD inline std::uint64_t sm_failure_word(std::int64_t exchange, SmWait what) {
+  return (static_cast<std::uint64_t>(exchange + 1) << 2) | static_cast<std::uint64_t>(what);
+}
+
+struct PeerStoreExchange {
+  ExchangePlan plan;
+  int me = 0;                          // this device's participant
+  std::uint64_t first_tag = 1;         // exchange i's tag is first_tag + i
+  bool ll = true;
+  std::uint64_t ll_slot_words = 0;     // words in one LL inbox slot
+  const std::byte* send = nullptr;     // this device's send area
+  std::byte* receive = nullptr;        // this device's receive area
+  std::byte* to_receive = nullptr;     // direct: the receive area of the participant this one sends to
+  std::uint64_t* to_arrived = nullptr; // direct: its arrival flags, one per team
+  std::uint64_t* arrived = nullptr;    // direct: this device's
+  std::uint64_t* to_inbox = nullptr;   // LL: the inbox of the participant this one sends to
+  std::uint64_t* inbox = nullptr;      // LL: this device's
+  std::uint64_t* from_credit = nullptr;  // LL: credits in the memory of the participant this one receives from
+  std::uint64_t* credit = nullptr;     // LL: this device's, written by the participant it sends to
+  std::uint64_t* failure = nullptr;    // mapped host memory: sm_failure_word of the first team that gave up
+  std::uint64_t timeout_ns = 0;
+
+  static constexpr int polls_per_clock_read = 64;
+  static constexpr int lines_in_flight = 4;
+
+  FERRY_HD std::uint64_t ll_words() const { return (plan.bytes + 3) / 4; }
+
+  FERRY_HD bool out_of_time(std::uint64_t& since) const {
+    const std::uint64_t now = timeout_clock_ns();
+    if (since == 0) since = now;
+    return now - since > timeout_ns;
+  }
+
+  // Polls `flag` (acquire) until it reaches `at_least`; false on timeout.
+  FERRY_HD bool wait_for_flag(const std::uint64_t* flag, std::uint64_t at_least, bool relaxed) const {
+    std::uint64_t since = 0;
+    for (int polls = 1;; ++polls) {
+      const std::uint64_t value = relaxed ? load_relaxed_system(flag) : load_acquire_system(flag);
+      if (value >= at_least) return true;
+      if (polls % polls_per_clock_read == 0 && out_of_time(since)) return false;
+      spin_pause();
+    }
+  }
+
+  template <class Team>
+  FERRY_HD bool gave_up(Team& team, bool late, std::int64_t exchange, SmWait what) const {
+    if (!team.sync_or(late)) return false;
+    if (team.rank() == 0) store_release_system(failure, sm_failure_word(exchange, what));
+    return true;
+  }
+
+  template <class Team>
+  FERRY_HD bool ll_send(Team& team, std::int64_t i, std::uint64_t tag) const {
+    bool late = false;
+    // The slot this message takes held message i - depth: its reader must have taken it. (Messages
+    // of earlier launches were all taken before those launches ended, whatever teams they had.)
+    if (team.rank() == 0 && i >= static_cast<std::int64_t>(sm_ll_depth))
+      late = !wait_for_flag(credit + team.index() * sm_flag_stride, tag - sm_ll_depth, true);
+    if (gave_up(team, late, i, SmWait::credit)) return false;
+    const Slice slice = team_slice(ll_words(), team.index(), team.count());
+    const auto* data = reinterpret_cast<const std::uint32_t*>(send + plan.offset(i));
+    std::uint64_t* out = to_inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
+    const std::uint64_t tag_bits = (tag & 0xFFFFFFFFull) << 32;
+    for (std::uint64_t w = slice.lo + team.rank(); w < slice.hi; w += team.size())
+      store_relaxed_system(out + w, tag_bits | data[w]);
+    return true;
+  }
+
+  template <class Team>
+  FERRY_HD bool ll_receive(Team& team, std::int64_t i, std::uint64_t tag) const {
+    const Slice slice = team_slice(ll_words(), team.index(), team.count());
+    const std::uint64_t* in = inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
+    std::byte* out = receive + plan.offset(i);
+    const std::uint64_t tag_bits = (tag & 0xFFFFFFFFull) << 32;
+    bool late = false;
+    for (std::uint64_t w = slice.lo + team.rank(); w < slice.hi && !late; w += team.size()) {
+      std::uint64_t since = 0;
+      std::uint64_t word = load_relaxed_system(in + w);
+      for (int polls = 1; (word & 0xFFFFFFFF00000000ull) != tag_bits; ++polls) {
+        if (polls % polls_per_clock_read == 0 && out_of_time(since)) {
+          late = true;
+          break;
+        }
+        spin_pause();
+        word = load_relaxed_system(in + w);
+      }
+      if (late) break;
+      const auto data = static_cast<std::uint32_t>(word);
+      if (4 * w + 4 <= plan.bytes) {
+        reinterpret_cast<std::uint32_t*>(out)[w] = data;
+      } else {  // the message's last, partial word: only its own bytes
+        for (std::uint64_t b = 4 * w; b < plan.bytes; ++b) out[b] = static_cast<std::byte>(data >> (8 * (b - 4 * w)));
+      }
+    }
+    if (gave_up(team, late, i, SmWait::message)) return false;
+    // Every thread used what it read before the barrier, so the slot may be written again.
+    if (team.rank() == 0) store_relaxed_system(from_credit + team.index() * sm_flag_stride, tag);
+    return true;
+  }
+
+  template <class Team>
+  FERRY_HD bool direct_send(Team& team, std::int64_t i, std::uint64_t tag) const {
+    const std::uint64_t whole = plan.bytes / sizeof(Line);
+    const std::uint64_t lines = (plan.bytes + sizeof(Line) - 1) / sizeof(Line);
+    const Slice slice = team_slice(lines, team.index(), team.count());
+    const auto* from = reinterpret_cast<const Line*>(send + plan.offset(i));
+    auto* to = reinterpret_cast<Line*>(to_receive + plan.offset(i));
+    const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+    // Loads first, then stores: several reads in flight per thread.
+    for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi; base += lines_in_flight * step) {
+      Line held[lines_in_flight];
+      FERRY_UNROLL
+      for (int k = 0; k < lines_in_flight; ++k)
+        if (base + k * step < slice.hi && base + k * step < whole) held[k] = from[base + k * step];
+      FERRY_UNROLL
+      for (int k = 0; k < lines_in_flight; ++k) {
+        const std::uint64_t l = base + k * step;
+        if (l >= slice.hi) continue;
+        if (l < whole) {
+          to[l] = held[k];
+        } else {  // the message's last, partial line: only its own bytes
+          const auto* f = reinterpret_cast<const std::byte*>(from + l);
+          auto* t = reinterpret_cast<std::byte*>(to + l);
+          for (std::uint64_t b = 0; b < plan.bytes - l * sizeof(Line); ++b) t[b] = f[b];
+        }
+      }
+    }
+    team.sync();
+    // The release orders the whole team's stores (seen by rank 0 through the barrier) before the flag.
+    if (team.rank() == 0) store_release_system(to_arrived + team.index() * sm_flag_stride, tag);
+    return true;
+  }
+
+  template <class Team>
+  FERRY_HD bool direct_receive(Team& team, std::int64_t i, std::uint64_t tag) const {
+    bool late = false;
+    if (team.rank() == 0) late = !wait_for_flag(arrived + team.index() * sm_flag_stride, tag, false);
+    return !gave_up(team, late, i, SmWait::message);
+  }
+
+  template <class Team>
+  FERRY_HD void operator()(Team& team) const {
+    for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
+      const Route r = plan.route(me, i);
+      const std::uint64_t tag = first_tag + static_cast<std::uint64_t>(i);
+      if (r.send_to >= 0 && !(ll ? ll_send(team, i, tag) : direct_send(team, i, tag))) return;
+      if (r.receive_from >= 0 && !(ll ? ll_receive(team, i, tag) : direct_receive(team, i, tag))) return;
+    }
+  }
+};
+
+// p2p_sm_launch.cpp, compiled as CUDA when the CUDA backend is built.
+void launch_peer_store_exchange(Stream& stream, const PeerStoreExchange& kernel, int teams);
+int peer_store_resident_teams(Stream& stream);
+
+}  // namespace ferry::transport

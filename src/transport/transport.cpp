@@ -1,0 +1,76 @@
+#include "transport/transport.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "core/text.hpp"
+#include "transport/transports.hpp"
+
+namespace ferry::transport {
+
+const std::vector<Kind>& all_kinds() {
+  static const std::vector<Kind> kinds = {Kind::p2p_ce, Kind::p2p_sm, Kind::nccl, Kind::mpi_staged, Kind::mpi_cuda};
+  return kinds;
+}
+
+std::string_view to_string(Kind kind) {
+  switch (kind) {
+    case Kind::p2p_ce: return "p2p-ce";
+    case Kind::p2p_sm: return "p2p-sm";
+    case Kind::nccl: return "nccl";
+    case Kind::mpi_staged: return "mpi-staged";
+    case Kind::mpi_cuda: return "mpi-cuda";
+  }
+  return "?";
+}
+
+std::vector<Kind> parse_kinds(std::string_view text) {
+  if (text == "all") return all_kinds();
+  const std::string known = join(all_kinds(), ", ", [](Kind k) { return std::string(to_string(k)); });
+  std::vector<Kind> kinds;
+  for (std::string_view name : split(text, ',')) {
+    const auto it = std::find_if(all_kinds().begin(), all_kinds().end(), [&](Kind k) { return to_string(k) == name; });
+    if (it == all_kinds().end())
+      throw UsageError(fmt::format("unknown transport '{}': choose all, or some of {}", name, known));
+    if (std::find(kinds.begin(), kinds.end(), *it) != kinds.end())
+      throw UsageError(fmt::format("transport '{}' is listed twice", name));
+    kinds.push_back(*it);
+  }
+  return kinds;
+}
+
+Route peers_of(const ExchangePlan& plan, int participant) {
+  Route peers;
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(2, plan.exchanges()); ++i) {
+    const Route r = plan.route(participant, i);
+    if (r.send_to >= 0) peers.send_to = r.send_to;
+    if (r.receive_from >= 0) peers.receive_from = r.receive_from;
+  }
+  return peers;
+}
+
+std::string unavailable_reason(Kind kind, Backend& backend, const World& world, const Group& group) {
+  switch (kind) {
+    case Kind::p2p_ce:
+    case Kind::p2p_sm: return peer_reason(kind, backend, world, group);
+    case Kind::nccl: return nccl_reason(backend, world, group);
+    case Kind::mpi_staged:
+    case Kind::mpi_cuda: return mpi_reason(kind, backend, world, group);
+  }
+  return "unknown transport";
+}
+
+std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const Group& group, const Options& options) {
+  switch (kind) {
+    case Kind::p2p_ce: return open_p2p_ce(backend, group);
+    case Kind::p2p_sm: return open_p2p_sm(backend, group, options);
+    case Kind::nccl: return open_nccl(backend, world, group);
+    case Kind::mpi_staged: return open_mpi_staged(backend, group);
+    case Kind::mpi_cuda: return open_mpi_cuda(backend, group);
+  }
+  throw UsageError("unknown transport");
+}
+
+}  // namespace ferry::transport

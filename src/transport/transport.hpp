@@ -1,0 +1,80 @@
+#pragma once
+// Device-to-device transports: how a message gets from one device's memory
+// into another's. beff (and topo) are written against this interface alone;
+// CUDA peer copies, kernels on peer memory, NCCL and MPI live behind it, one
+// file each. A transport is opened on a group of participants (devices, each
+// with a send area and a receive area of message slots), runs the exchanges
+// of a plan, and is closed when it goes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "transport/exchange_plan.hpp"
+#include "transport/world.hpp"
+
+namespace ferry::transport {
+
+enum class Kind {
+  p2p_ce,      // peer copies by the copy engine, one process driving every device
+  p2p_sm,      // kernels store into the peer's memory and raise a flag that the peer's kernel polls
+  nccl,        // ncclSend/ncclRecv, grouped; one rank per GPU under mpirun, or every device of one process
+  mpi_staged,  // device -> pinned host, MPI_Sendrecv between hosts, host -> device
+  mpi_cuda,    // MPI_Sendrecv on device memory, where the MPI library is CUDA-aware
+};
+
+const std::vector<Kind>& all_kinds();
+std::string_view to_string(Kind kind);
+// "all", or names separated by commas. Throws UsageError naming an unknown one.
+std::vector<Kind> parse_kinds(std::string_view text);
+
+// What a transport's seconds are: device intervals (events) or the host's steady clock.
+enum class Clock { device, host };
+
+// A device this process drives, and its place among the participants.
+struct Participant {
+  int index = 0;             // 0 .. participants - 1, around the ring
+  int device = 0;
+  std::byte* send = nullptr;     // device memory: slots of the messages it sends
+  std::byte* receive = nullptr;  // device memory: slots it receives into
+};
+
+struct Group {
+  int participants = 0;            // in the whole run, every rank's
+  std::vector<Participant> local;  // those this process drives
+  std::uint64_t area_bytes = 0;    // each send and receive area
+  std::uint64_t largest_message = 0;
+};
+
+struct Options {
+  enum class SmProtocol { automatic, ll, direct } sm_protocol = SmProtocol::automatic;
+  double timeout_s = 30;  // the longest any wait for a peer may last
+};
+
+// p2p-sm's protocol for a message size under `automatic`: LL up to this size.
+constexpr std::uint64_t sm_ll_largest_bytes = 64 << 10;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Kind kind() const = 0;
+  virtual Clock clock() const = 0;
+  // How it moves a message of this size, in a few words, for the results.
+  virtual std::string how(std::uint64_t bytes) const = 0;
+  // Runs every exchange of the plan, the local participants all starting at
+  // once (across ranks, the caller's barrier comes first). Returns each local
+  // participant's seconds, in Group::local's order. The areas hold what the
+  // plan's messages need; their contents are the caller's to fill and check.
+  virtual std::vector<double> run(const ExchangePlan& plan) = 0;
+};
+
+// Why a transport cannot run on this group here (a skipped row's reason), or "".
+// Every rank gets the same answer.
+std::string unavailable_reason(Kind kind, Backend& backend, const World& world, const Group& group);
+
+// Opens a transport that unavailable_reason() said can run.
+std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const Group& group, const Options& options);
+
+}  // namespace ferry::transport

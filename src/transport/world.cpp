@@ -1,0 +1,243 @@
+#include "transport/world.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.hpp"
+
+#if FERRY_WITH_MPI
+#include "core/mpi_check.hpp"
+#endif
+
+namespace ferry {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "?";
+  return name;
+}
+
+World& the_world() {
+  static World w;
+  return w;
+}
+
+#if FERRY_WITH_MPI
+bool mpi_multithreaded = false;  // the watchdog may call MPI_Abort from its own thread
+#endif
+
+}  // namespace
+
+#if FERRY_WITH_MPI
+void throw_mpi_error(int error, const char* call, const char* file, int line) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(error, text, &length);
+  throw RuntimeFailure(std::string("MPI error in ") + call + " at " + file + ":" + std::to_string(line) + ": " + text);
+}
+#endif
+
+bool World::built_with_mpi() { return FERRY_WITH_MPI != 0; }
+
+bool launched_by_mpi() {
+  // Open MPI's mpirun, PMIx launchers (Slurm, prterun), Hydra (MPICH) and MVAPICH each leave one of these.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MV2_COMM_WORLD_SIZE"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+World& world() { return the_world(); }
+
+void start_world() {
+  World& w = the_world();
+  if (launched_by_mpi()) w.start_mpi();
+}
+
+void stop_world() {
+  World& w = the_world();
+  w.stop_watching();
+#if FERRY_WITH_MPI
+  if (w.mpi_) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+#endif
+}
+
+World::World() : host_(this_host()) {}
+
+World::~World() { stop_watching(); }
+
+void World::start_mpi() {
+#if FERRY_WITH_MPI
+  int provided = 0;
+  FERRY_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided));
+  mpi_multithreaded = provided == MPI_THREAD_MULTIPLE;
+  // Errors come back as codes that FERRY_MPI turns into a message naming the rank, not a bare abort.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  mpi_ = true;
+  FERRY_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+  FERRY_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+  MPI_Comm node;
+  FERRY_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
+  FERRY_MPI(MPI_Comm_rank(node, &local_rank_));
+  MPI_Comm_free(&node);
+#else
+  // Launched by mpirun but built without MPI: every copy would think it is
+  // alone and measure the same GPUs at once. Say so rather than do that.
+  throw UsageError(
+      "this ferry was started by an MPI launcher but built without MPI: rebuild with OpenMPI "
+      "(scripts/setup.sh installs it) or run it without mpirun");
+#endif
+}
+
+void World::barrier() const {
+#if FERRY_WITH_MPI
+  if (mpi_) FERRY_MPI(MPI_Barrier(MPI_COMM_WORLD));
+#endif
+}
+
+double World::max(double value) const {
+#if FERRY_WITH_MPI
+  if (mpi_) FERRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+#endif
+  return value;
+}
+
+std::int64_t World::max(std::int64_t value) const {
+#if FERRY_WITH_MPI
+  if (mpi_) FERRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD));
+#endif
+  return value;
+}
+
+bool World::all(bool value) const {
+  int v = value ? 1 : 0;
+#if FERRY_WITH_MPI
+  if (mpi_) FERRY_MPI(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+#endif
+  return v != 0;
+}
+
+void World::broadcast(std::vector<std::uint8_t>& bytes) const {
+#if FERRY_WITH_MPI
+  if (!mpi_) return;
+  auto count = static_cast<std::int64_t>(bytes.size());
+  FERRY_MPI(MPI_Bcast(&count, 1, MPI_INT64_T, 0, MPI_COMM_WORLD));
+  bytes.resize(static_cast<std::size_t>(count));
+  FERRY_MPI(MPI_Bcast(bytes.data(), static_cast<int>(count), MPI_BYTE, 0, MPI_COMM_WORLD));
+#else
+  (void)bytes;
+#endif
+}
+
+int World::broadcast(int value) const {
+#if FERRY_WITH_MPI
+  if (mpi_) FERRY_MPI(MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD));
+#endif
+  return value;
+}
+
+std::vector<double> World::gather(const std::vector<double>& mine) const {
+#if FERRY_WITH_MPI
+  if (mpi_) {
+    int count = static_cast<int>(mine.size());
+    std::vector<int> counts(rank_ == 0 ? size_ : 0), offsets(counts.size());
+    FERRY_MPI(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+    std::vector<double> all;
+    if (rank_ == 0) {
+      int total = 0;
+      for (int r = 0; r < size_; ++r) {
+        offsets[r] = total;
+        total += counts[r];
+      }
+      all.resize(static_cast<std::size_t>(total));
+    }
+    FERRY_MPI(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0,
+                          MPI_COMM_WORLD));
+    return all;
+  }
+#endif
+  return mine;
+}
+
+std::vector<std::string> World::gather(const std::string& mine) const {
+  std::vector<double> chars;
+  for (unsigned char c : mine) chars.push_back(c);
+  chars.push_back(-1);  // ends one rank's text
+  std::vector<std::string> texts;
+  std::string text;
+  for (double c : gather(chars)) {
+    if (c < 0) {
+      texts.push_back(std::move(text));
+      text.clear();
+    } else {
+      text += static_cast<char>(c);
+    }
+  }
+  return texts;
+}
+
+void World::abort(int exit_code) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+#if FERRY_WITH_MPI
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, exit_code);
+#endif
+  std::_Exit(exit_code);
+}
+
+void World::watch(double seconds) {
+  if (!distributed() || seconds <= 0) return;
+  std::lock_guard lock(watch_mutex_);
+  watch_seconds_ = seconds;
+  last_progress_ns_ = now_ns();
+  if (watching_) return;
+  watching_ = true;
+  watchdog_ = std::thread([this] { watchdog_loop(); });
+}
+
+void World::progressed(const std::string& step) {
+  std::lock_guard lock(watch_mutex_);
+  step_ = step;
+  last_progress_ns_ = now_ns();
+}
+
+void World::stop_watching() {
+  {
+    std::lock_guard lock(watch_mutex_);
+    if (!watching_) return;
+    watching_ = false;
+  }
+  if (watchdog_.joinable()) watchdog_.join();
+}
+
+void World::watchdog_loop() {
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard lock(watch_mutex_);
+    if (!watching_) return;
+    const double idle = static_cast<double>(now_ns() - last_progress_ns_) * 1e-9;
+    if (idle <= watch_seconds_) continue;
+    std::fprintf(stderr, "ferry: rank %d (%s): no progress for %.0f s in %s; aborting every rank\n", rank_,
+                 host_.c_str(), idle, step_.empty() ? "the run" : step_.c_str());
+    std::fflush(stderr);
+#if FERRY_WITH_MPI
+    if (mpi_ && mpi_multithreaded) MPI_Abort(MPI_COMM_WORLD, 3);
+#endif
+    std::_Exit(3);  // the launcher ends the other ranks when one leaves without finalizing
+  }
+}
+
+}  // namespace ferry

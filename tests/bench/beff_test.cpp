@@ -1,0 +1,178 @@
+// beff on the emulator: the definition's sizes, every message checked, the
+// transports that can run here passing, the others skipped with their reason.
+#include "bench/beff/beff.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "backend/emu/emu_backend.hpp"
+#include "backend/select.hpp"
+#include "core/error.hpp"
+
+namespace ferry::beff {
+namespace {
+
+using transport::Kind;
+
+BeffConfig quick(const Backend& backend, std::vector<Kind> transports, std::vector<int> devices) {
+  BeffConfig c = BeffConfig::defaults(backend.capabilities(), true);
+  c.transports = std::move(transports);
+  c.devices = std::move(devices);
+  c.min_time_s = 1e-4;
+  c.most_exchanges = 64;
+  return c;
+}
+
+std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& section, const std::string& transport = "") {
+  std::vector<const Row*> rows;
+  for (const Row& row : r.rows) {
+    if (row.section != section) continue;
+    const auto it = std::find_if(row.params.begin(), row.params.end(), [](const auto& p) { return p.first == "transport"; });
+    if (!transport.empty() && std::get<std::string>(it->second) != transport) continue;
+    rows.push_back(&row);
+  }
+  return rows;
+}
+
+std::int64_t size_of(const Row& row) {
+  for (const auto& [key, value] : row.params)
+    if (key == "MSize bytes" || key == "bytes") return std::get<std::int64_t>(value);
+  return -1;
+}
+
+TEST(Beff, MessageSizesAreTheTwentyOneOfTheDefinition) {
+  const std::vector<std::uint64_t> sizes = definition_sizes();
+  ASSERT_EQ(sizes.size(), 21u);
+  EXPECT_EQ(sizes.front(), 1u);
+  EXPECT_EQ(sizes[12], 4096u);
+  EXPECT_EQ(sizes[13], 16384u);
+  EXPECT_EQ(sizes.back(), 2u << 20);
+  for (std::size_t i = 1; i < sizes.size(); ++i) EXPECT_EQ(sizes[i], sizes[i - 1] * (i == 13 ? 4 : 2));
+}
+
+TEST(Beff, MaxSizeExtendsTheTailByDoubling) {
+  BeffConfig c;
+  c.max_bytes = 256ull << 20;
+  const std::vector<std::uint64_t> sizes = c.sizes();
+  EXPECT_EQ(sizes.size(), 28u);
+  EXPECT_EQ(sizes[21], 4u << 20);
+  EXPECT_EQ(sizes.back(), 256u << 20);
+}
+
+TEST(Beff, BothPeerTransportsPassOnARingOfFourEmulatedDevices) {
+  emu::EmuBackend backend;
+  const WorkloadResult r =
+      run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {0, 1, 2, 3}), {}, Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(r.skipped.empty());
+  for (const std::string t : {"p2p-ce", "p2p-sm"}) {
+    const auto ring = rows_of(r, "ring", t);
+    ASSERT_EQ(ring.size(), 21u) << t;
+    for (const Row* row : ring) {
+      EXPECT_EQ(row->check, Check::passed) << t << " " << size_of(*row);
+      EXPECT_EQ(row->headline, Headline::best);
+      EXPECT_TRUE(row->model.has_value());
+      EXPECT_GT(row->value(), 0);
+    }
+    EXPECT_EQ(rows_of(r, "exchange", t).size(), 21u * 4);
+    ASSERT_EQ(rows_of(r, "beff", t).size(), 1u);
+    const Row& beff = *rows_of(r, "beff", t).front();
+    // b_eff is the mean of the ring's b(L) over the 21 sizes.
+    double sum = 0;
+    for (const Row* row : ring) sum += row->value();
+    EXPECT_NEAR(beff.value(), sum / 21, 1e-9 * sum);
+    EXPECT_EQ(rows_of(r, "latency", t).size(), 1u);
+  }
+}
+
+TEST(Beff, BothSmProtocolsDeliverEverySize) {
+  emu::EmuBackend backend;
+  for (auto protocol : {transport::Options::SmProtocol::ll, transport::Options::SmProtocol::direct}) {
+    BeffConfig c = quick(backend, {Kind::p2p_sm}, {0, 1});
+    c.transport.sm_protocol = protocol;
+    const WorkloadResult r = run(backend, world(), c, {}, Progress("beff", false));
+    EXPECT_TRUE(r.passed());
+    const auto ring = rows_of(r, "ring", "p2p-sm");
+    ASSERT_EQ(ring.size(), 21u);
+    const std::string want = protocol == transport::Options::SmProtocol::ll ? "LL" : "direct";
+    for (const Row* row : ring) EXPECT_EQ(std::get<std::string>(row->params.at(1).second), want);
+  }
+}
+
+TEST(Beff, ACorruptedByteFailsItsSizeAlone) {
+  emu::EmuBackend backend;
+  BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
+  c.corrupt_bytes = 4096;
+  const WorkloadResult r = run(backend, world(), c, {}, Progress("beff", false));
+  EXPECT_FALSE(r.passed());
+  for (const Row* row : rows_of(r, "ring")) {
+    EXPECT_EQ(row->check, size_of(*row) == 4096 ? Check::failed : Check::passed) << size_of(*row);
+    if (size_of(*row) == 4096) EXPECT_NE(row->note.find("1 wrong"), std::string::npos) << row->note;
+  }
+  EXPECT_EQ(rows_of(r, "beff").front()->check, Check::failed);
+}
+
+TEST(Beff, WhatCannotRunHereIsSkippedWithTheReason) {
+  emu::EmuBackend backend;
+  const WorkloadResult r = run(backend, world(), quick(backend, transport::all_kinds(), {0, 1}), {}, Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  auto skipped = [&](const std::string& what) {
+    return std::any_of(r.skipped.begin(), r.skipped.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(skipped("nccl: "));
+  EXPECT_TRUE(skipped("mpi-staged: ") && skipped("mpirun"));
+  EXPECT_TRUE(skipped("mpi-cuda: "));
+  EXPECT_EQ(rows_of(r, "beff").size(), 2u);
+}
+
+TEST(Beff, OneDeviceHasNoRingForThePeerTransports) {
+  emu::EmuBackend backend;
+  const WorkloadResult r = run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {2}), {}, Progress("beff", false));
+  ASSERT_EQ(r.skipped.size(), 2u);
+  EXPECT_NE(r.skipped[0].find("needs 2 devices"), std::string::npos) << r.skipped[0];
+  EXPECT_TRUE(r.rows.empty());
+}
+
+TEST(Beff, P2pCeIsModelledFromLinksPeerFigures) {
+  emu::EmuBackend backend;
+  const std::vector<model::PeerProfile> peers = {
+      {.from = 0, .to = 1, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6, .copy_engine_latency_s = 3e-6, .bidirectional_Bps = 30e9},
+      {.from = 1, .to = 0, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6, .copy_engine_latency_s = 3e-6, .bidirectional_Bps = 30e9}};
+  BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
+  c.profile_origin = "given";
+  const WorkloadResult r = run(backend, world(), c, peers, Progress("beff", false));
+  const Row& first = *rows_of(r, "ring").front();
+  EXPECT_EQ(first.model_basis.rfind("link", 0), 0u) << first.model_basis;
+  const Row& terms = *rows_of(r, "model").front();
+  EXPECT_DOUBLE_EQ(terms.value(), 3e-6);
+  EXPECT_DOUBLE_EQ(std::get<double>(terms.params.at(2).second), 15.0);  // GB/s per direction, both ways at once
+}
+
+TEST(Beff, ValidateRefusesWhatCannotRun) {
+  emu::EmuBackend backend;
+  BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
+  c.max_bytes = 1 << 20;
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = quick(backend, {Kind::p2p_ce}, {0, 0});
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = quick(backend, {Kind::p2p_ce}, {0, 9});
+  EXPECT_THROW(validate(backend, c), UsageError);
+  c = quick(backend, {}, {0, 1});
+  EXPECT_THROW(validate(backend, c), UsageError);
+}
+
+TEST(Beff, ThePeerTransportsAndNcclPassOnTwoGpus) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << cuda_unavailable_reason();
+  auto backend = make_backend("cuda");
+  if (backend->device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  BeffConfig c = quick(*backend, {Kind::p2p_ce, Kind::p2p_sm, Kind::nccl}, {0, 1});
+  c.transport.timeout_s = 10;
+  const WorkloadResult r = run(*backend, world(), c, {}, Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  for (const std::string t : {"p2p-ce", "p2p-sm"}) EXPECT_EQ(rows_of(r, "ring", t).size(), 21u) << t;
+  for (const std::string& s : r.skipped) EXPECT_EQ(s.find("p2p"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace ferry::beff

@@ -1,0 +1,58 @@
+#include "model/beff_model.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ferry::model {
+namespace {
+
+TEST(BeffModel, BandwidthApproachesBAndSmallMessagesPayTheLatency) {
+  const LinkTerms t{2e-6, 400e9};
+  EXPECT_NEAR(t.rate_Bps(8), 8 / 2e-6, 1e3);
+  EXPECT_NEAR(t.rate_Bps(1e9), 400e9, 1e9);
+  EXPECT_DOUBLE_EQ(t.balance_bytes(), 800e3);
+}
+
+TEST(BeffModel, TheFitPassesThroughItsTwoSizes) {
+  const LinkTerms truth{1.5e-6, 300e9};
+  const LinkTerms fit = fit_two_sizes(8, truth.exchange_seconds(8), 2 << 20, truth.exchange_seconds(2 << 20));
+  EXPECT_NEAR(fit.latency_s, truth.latency_s, 1e-12);
+  EXPECT_NEAR(fit.bandwidth_Bps, truth.bandwidth_Bps, 1);
+}
+
+TEST(BeffModel, ATransportThatChangesProtocolGetsTermsPerProtocol) {
+  const LinkTerms ll{1e-6, 100e9}, direct{3e-6, 400e9};
+  std::vector<MeasuredSize> measured;
+  for (std::uint64_t bytes : {1ull, 8ull, 1024ull, 65536ull})
+    measured.push_back({bytes, ll.exchange_seconds(static_cast<double>(bytes)), "LL"});
+  for (std::uint64_t bytes : {131072ull, 1048576ull, 2097152ull})
+    measured.push_back({bytes, direct.exchange_seconds(static_cast<double>(bytes)), "direct"});
+  const TransportModel m = fit_transport("p2p-sm", measured, 8);
+  ASSERT_EQ(m.segments.size(), 2u);
+  EXPECT_EQ(m.segments[0].up_to_bytes, 65536u);
+  EXPECT_NEAR(m.segments[0].terms.latency_s, 1e-6, 1e-12);
+  EXPECT_NEAR(m.segments[1].terms.bandwidth_Bps, 400e9, 1);
+  for (const MeasuredSize& s : measured)
+    EXPECT_NEAR(m.rate_Bps(s.bytes), static_cast<double>(s.bytes) / s.exchange_s, 1e-6 * static_cast<double>(s.bytes) / s.exchange_s);
+}
+
+TEST(BeffModel, BeffIsTheMeanOverSizes) {
+  const TransportModel m{"x", {{~0ull, {0, 10e9}, ""}}};
+  EXPECT_DOUBLE_EQ(model_beff_Bps(m, {1, 2, 3}), 10e9);
+}
+
+TEST(BeffModel, ARingAcrossNodesMovesAtTheNetworksPace) {
+  const TransportModel nvlink{"nccl", {{~0ull, {5e-6, 350e9}, ""}}};
+  const LinkTerms network{3e-6, 50e9};
+  const std::vector<std::uint64_t> sizes = {8, 4096, 1 << 20, 2 << 20};
+  const RingPrediction inside = predict_ring(nvlink, 8, 8, network, true, sizes);
+  const RingPrediction across = predict_ring(nvlink, 64, 8, network, true, sizes);
+  EXPECT_FALSE(inside.spans_nodes);
+  EXPECT_TRUE(across.spans_nodes);
+  EXPECT_LT(across.beff_per_device_Bps, inside.beff_per_device_Bps);
+  EXPECT_DOUBLE_EQ(across.pace.bandwidth_Bps, 50e9);
+  EXPECT_DOUBLE_EQ(across.pace.latency_s, 5e-6);  // the slower of the two latencies
+  EXPECT_DOUBLE_EQ(across.beff_ring_Bps, 64 * across.beff_per_device_Bps);
+}
+
+}  // namespace
+}  // namespace ferry::model

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# beff across MPI ranks on the emulator, as CI runs it: a ring of RANKS ranks
+# passes every transport it can run and prints a sane table; one corrupted
+# byte fails its size with exit 1; a rank that cannot start ends every rank.
+# Usage: beff_mpi_test.sh FERRY MPIEXEC RANKS
+set -uo pipefail
+ferry=$1 mpiexec=$2 ranks=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "beff_mpi_test ($ranks ranks): $*" >&2; exit 1; }
+
+launch() {
+  local root=()
+  [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+  timeout 300 "$mpiexec" "${root[@]}" --oversubscribe -np "$ranks" "$@"
+}
+
+# Every transport: the MPI ones run, the others say why not.
+launch "$ferry" run beff --backend emu --quick -q --json "$work/beff.json" > "$work/out.txt" 2>&1
+code=$?
+[ $code -eq 0 ] || { cat "$work/out.txt"; fail "exit $code, expected 0"; }
+grep -q "^beff: PASSED" "$work/out.txt" || fail "no 'beff: PASSED' line"
+[ "$(grep -c '^ferry on' "$work/out.txt")" -eq 1 ] || fail "more than one rank printed the banner"
+python3 - "$work/beff.json" "$ranks" <<'PY' || fail "the results file is not what the run printed"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ranks = int(sys.argv[2])
+beff = next(w for w in doc["workloads"] if w["name"] == "beff")
+assert doc["verification"] == "PASSED", doc["verification"]
+assert beff["config"]["participants"] == ranks, beff["config"]
+for transport in ("mpi-staged", "mpi-cuda"):
+    ring = [r for r in beff["rows"] if r["section"] == "ring" and r["params"]["transport"] == transport]
+    assert len(ring) == 21, (transport, len(ring))
+    assert all(r["check"] == "PASSED" and r["value"] > 0 and r["model"] > 0 for r in ring), transport
+    own = [r for r in beff["rows"] if r["section"] == "exchange" and r["params"]["transport"] == transport]
+    assert sorted({r["params"]["rank"] for r in own}) == list(range(ranks)), transport
+    assert len(own) == 21 * ranks, (transport, len(own))
+    assert any(r["section"] == "beff" and r["params"]["transport"] == transport for r in beff["rows"])
+skipped = " ".join(beff["skipped"])
+for transport in ("p2p-ce", "p2p-sm", "nccl"):
+    assert transport + ":" in skipped, skipped
+PY
+
+# One wrong byte in one message of 4 KiB: that size FAILED, exit 1.
+FERRY_FAULT_CORRUPT_MESSAGE=4K launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged \
+  > "$work/corrupt.txt" 2>&1
+code=$?
+[ $code -eq 1 ] || { cat "$work/corrupt.txt"; fail "a corrupted byte gave exit $code, expected 1"; }
+grep -q "^beff: FAILED" "$work/corrupt.txt" || fail "a corrupted byte did not fail the run"
+# The ring table's rows name the transport, then how it moved the message.
+grep -E "^  mpi-staged +D2H.* 4 KiB .*FAILED" "$work/corrupt.txt" > /dev/null || fail "the 4 KiB row is not FAILED"
+[ "$(grep -cE '^  mpi-staged +D2H.*FAILED' "$work/corrupt.txt")" -eq 1 ] || fail "more than one size FAILED"
+
+# A rank that cannot start (no device listed for it) ends every rank, named, with no hang.
+launch "$ferry" run beff --backend emu --quick -q --devices 0 > "$work/abort.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/abort.txt"; fail "a rank's bad input gave exit $code, expected 2"; }
+grep -q "ferry: rank 1 (.*): --devices 0 names 1 device" "$work/abort.txt" || { cat "$work/abort.txt"; fail "the failing rank is not named"; }
+echo "beff_mpi_test: $ranks ranks passed"

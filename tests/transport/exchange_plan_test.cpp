@@ -1,0 +1,81 @@
+// Who sends to whom, and where each exchange's message lives.
+#include "transport/exchange_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "transport/transport.hpp"
+
+namespace ferry::transport {
+namespace {
+
+TEST(Route, ARingSendsRightAndReceivesFromTheLeft) {
+  for (int n : {2, 3, 4}) {
+    for (int p = 0; p < n; ++p) {
+      const Route r = route_of(Pattern::ring, n, p, 7);
+      EXPECT_EQ(r.send_to, (p + 1) % n);
+      EXPECT_EQ(r.receive_from, (p + n - 1) % n);
+    }
+  }
+}
+
+TEST(Route, APingPongTakesTurnsBetweenTheFirstTwo) {
+  EXPECT_EQ(route_of(Pattern::ping_pong, 2, 0, 0).send_to, 1);
+  EXPECT_EQ(route_of(Pattern::ping_pong, 2, 0, 0).receive_from, -1);
+  EXPECT_EQ(route_of(Pattern::ping_pong, 2, 1, 0).receive_from, 0);
+  EXPECT_EQ(route_of(Pattern::ping_pong, 2, 1, 1).send_to, 0);
+  EXPECT_EQ(route_of(Pattern::ping_pong, 2, 0, 1).receive_from, 1);
+  const Route idle = route_of(Pattern::ping_pong, 4, 3, 0);
+  EXPECT_EQ(idle.send_to, -1);
+  EXPECT_EQ(idle.receive_from, -1);
+}
+
+TEST(SlotPlan, EveryExchangeKeepsItsSlotWhileTheyFit) {
+  const SlotPlan plan{10, 16};
+  EXPECT_TRUE(plan.every_exchange_kept());
+  for (std::int64_t i = 0; i < 10; ++i) {
+    EXPECT_EQ(plan.slot(i), i);
+    EXPECT_EQ(plan.kept_exchange(i), i);
+  }
+  EXPECT_EQ(plan.slots_used(), 10);
+}
+
+TEST(SlotPlan, PastThatTheFirstMiddleAndLastKeepTheirsAndTheRestShare) {
+  const SlotPlan plan{100, 6};
+  EXPECT_EQ(plan.slot(0), 0);
+  EXPECT_EQ(plan.slot(50), 1);
+  EXPECT_EQ(plan.slot(99), 2);
+  std::set<std::int64_t> shared;
+  for (std::int64_t i = 1; i < 99; ++i) {
+    if (i == 50) continue;
+    EXPECT_GE(plan.slot(i), 3);
+    EXPECT_LT(plan.slot(i), 6);
+    shared.insert(plan.slot(i));
+  }
+  EXPECT_EQ(shared.size(), 3u);
+  EXPECT_EQ(plan.kept_exchange(1), 50);
+  EXPECT_EQ(plan.kept_exchange(4), -1);
+  EXPECT_EQ(plan.slots_used(), 6);
+}
+
+TEST(SlotPlan, MessagesStartOnAVectorBoundary) {
+  EXPECT_EQ(slot_pitch(1), slot_alignment);
+  EXPECT_EQ(slot_pitch(slot_alignment), slot_alignment);
+  EXPECT_EQ(slot_pitch(slot_alignment + 1), 2 * slot_alignment);
+  const ExchangePlan plan{Pattern::ring, 2, 3000, slot_pitch(3000), {8, 8}};
+  EXPECT_EQ(plan.offset(5) % 16, 0u);
+}
+
+TEST(Transport, NamesParseAndAnUnknownOneIsBadInput) {
+  EXPECT_EQ(parse_kinds("all").size(), 5u);
+  EXPECT_EQ(parse_kinds("nccl,p2p-sm"), (std::vector<Kind>{Kind::nccl, Kind::p2p_sm}));
+  for (Kind k : all_kinds()) EXPECT_EQ(parse_kinds(std::string(to_string(k))).front(), k);
+  EXPECT_THROW(parse_kinds("p2p-ce,carrier-pigeon"), UsageError);
+  EXPECT_THROW(parse_kinds("nccl,nccl"), UsageError);
+  EXPECT_THROW(parse_kinds(""), UsageError);
+}
+
+}  // namespace
+}  // namespace ferry::transport
