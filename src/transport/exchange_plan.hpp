@@ -46,7 +46,9 @@ struct SlotPlan {
     if (i == 0) return 0;
     if (i == middle()) return 1;
     if (i == exchanges - 1) return 2;
-    return 3 + i % (slots - 3);
+    // The others in turn, counted without the kept ones, so that every shared slot is written.
+    const std::int64_t turn = i - 1 - (i > middle() ? 1 : 0);
+    return 3 + turn % (slots - 3);
   }
 
   // The exchange whose message a slot keeps to the end, or -1 for a slot that
