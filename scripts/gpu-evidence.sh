@@ -8,8 +8,8 @@
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
 #   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
 #   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
-#            256MiB), p2p-sm with each protocol forced, `mpirun -np GPUS ferry run beff` for the MPI and NCCL
-#            transports, and `ferry model beff` from the first run's terms
+#            256MiB), `mpirun -np GPUS ferry run beff` for the MPI and NCCL transports, and `ferry model beff`
+#            from the first run's terms (scripts/beff-experiments.sh has the p2p-sm sweeps)
 set -euo pipefail
 workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [options]}
 shift
@@ -56,24 +56,22 @@ case "$workload" in
     export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
     gpus=$(nvidia-smi -L | wc -l)
     nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+    status=0
+    summary() { sed -n '/^b_eff per transport/,/^$/p;/^One-way latency/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$1"; }
     $ferry run beff -q --max-size "${BEFF_MAX_SIZE:-256MiB}" --timeout 10s --json "$out/beff.json" "$@" \
-      > "$out/beff.txt" 2>&1 || { tail -60 "$out/beff.txt"; exit 1; }
-    sed -n '/^b_eff per transport/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$out/beff.txt"
-    for protocol in ll direct; do
-      echo "== p2p-sm --sm-protocol $protocol" >> "$out/beff-protocols.txt"
-      $ferry run beff -q --transport p2p-sm --sm-protocol "$protocol" --repetitions 5 --timeout 10s "$@" \
-        >> "$out/beff-protocols.txt" 2>&1 || echo "p2p-sm $protocol failed" >> "$out/beff-protocols.txt"
-    done
+      > "$out/beff.txt" 2>&1 || status=1
+    summary "$out/beff.txt"
     root=()
     [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
     timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
       -x NVSHMEM_DISABLE_NVLS $ferry run beff -q --transport nccl,mpi-staged,mpi-cuda --timeout 10s \
-      --json "$out/beff-mpi.json" "$@" > "$out/beff-mpi.txt" 2>&1 || { tail -60 "$out/beff-mpi.txt"; exit 1; }
-    sed -n '/^b_eff per transport/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$out/beff-mpi.txt"
-    $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || true
+      --json "$out/beff-mpi.json" "$@" > "$out/beff-mpi.txt" 2>&1 || status=1
+    summary "$out/beff-mpi.txt"
+    $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || status=1
     cat "$out/beff-model.txt"
     # Eight files come back: the machine and the build share one.
     cat "$out/nvidia-smi.txt" "$out/build.log" > "$out/machine.txt" && rm "$out/nvidia-smi.txt" "$out/build.log"
+    exit $status
     ;;
   *)
     echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap, dispatch or beff)" >&2

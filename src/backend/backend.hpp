@@ -18,6 +18,7 @@ enum class BackendKind { cuda, emu };
 struct Capabilities {
   bool gpu_timings = false;           // events and clocks time a GPU (false: the emulator's CPU)
   bool graphs = false;                // capture a stream's work once and replay it
+  bool multi_stream_graphs = false;   // a capture follows events into other streams, other devices' too (CUDA; not the emulator)
   bool mapped_memory = false;         // kernels reach mapped host memory
   bool host_reaches_device_memory = false;  // device memory is host memory (the emulator): the host and host libraries (MPI) read and write it
 };

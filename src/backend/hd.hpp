@@ -98,6 +98,28 @@ FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
+// A 16-byte line of two words that another device writes and this one polls
+// (the p2p-sm LL protocol): one vector access on the GPU, where volatile is
+// relaxed at system scope; each 8-byte word is single-copy atomic either way,
+// so each carries its own tag.
+FERRY_HD inline void store_pair_volatile(std::uint64_t* p, std::uint64_t first, std::uint64_t second) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(first), "l"(second) : "memory");
+#else
+  __atomic_store_n(p, first, __ATOMIC_RELAXED);
+  __atomic_store_n(p + 1, second, __ATOMIC_RELAXED);
+#endif
+}
+
+FERRY_HD inline void load_pair_volatile(const std::uint64_t* p, std::uint64_t& first, std::uint64_t& second) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(p) : "memory");
+#else
+  first = __atomic_load_n(p, __ATOMIC_RELAXED);
+  second = __atomic_load_n(p + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 // Adds one and returns the count before, ordering this thread's earlier writes
 // (host memory included) before the count and later reads after it.
 FERRY_HD inline std::uint64_t increment_acq_rel_system(std::uint64_t* counter) {

@@ -27,6 +27,7 @@ struct BeffOptions {
   std::string repetitions;
   std::string latency_size;
   std::string sm_protocol;
+  std::string sm_teams;
   std::string timeout;
   std::string profile_path;
 };
@@ -70,6 +71,7 @@ beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const
   if (!o.repetitions.empty()) c.repetitions = static_cast<int>(parse_positive_count(o.repetitions, "--repetitions"));
   if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
   if (!o.sm_protocol.empty()) c.transport.sm_protocol = parse_sm_protocol(o.sm_protocol);
+  if (!o.sm_teams.empty()) c.transport.sm_teams = static_cast<int>(parse_positive_count(o.sm_teams, "--sm-teams"));
   if (!o.timeout.empty()) c.transport.timeout_s = parse_duration(o.timeout);
   if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
   if (const char* corrupt = std::getenv(beff::corrupt_variable)) c.corrupt_bytes = parse_bytes(corrupt);
@@ -237,6 +239,9 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
   command->add_option("--latency-size", o->latency_size, "the ping-pong message for one-way latency (default 8)");
   command->add_option("--sm-protocol", o->sm_protocol,
                       "p2p-sm: auto (LL up to 64 KiB, direct above; default), ll or direct for every size");
+  command->add_option("--sm-teams", o->sm_teams,
+                      "p2p-sm: the most teams (thread blocks) one device moves a direct message with (default: one "
+                      "per 32 KiB, up to 128; at most what the device holds at once)");
   command->add_option("--timeout", o->timeout,
                       "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no "
                       "progress for twice this (at least 60 s) aborts every rank");

@@ -14,10 +14,11 @@ namespace {
 
 // Teams for one message: enough to keep many stores in flight, few enough
 // that a small message is not spread so thin that each team moves a word.
-constexpr std::uint64_t ll_words_per_team = 1024;
-constexpr int most_ll_teams = 16;
+constexpr std::uint64_t ll_lines_per_team = 256;  // a line per thread
+constexpr int most_ll_teams = 128;
 constexpr std::uint64_t direct_bytes_per_team = 32 << 10;
-constexpr int most_direct_teams = 128;
+constexpr int most_direct_teams = 128;  // unless --sm-teams says otherwise
+constexpr int flag_teams = 1024;        // teams the flags and credits are laid out for
 
 class PeerStores final : public Transport {
  public:
@@ -26,13 +27,13 @@ class PeerStores final : public Transport {
                                      : options.sm_protocol == Options::SmProtocol::ll
                                          ? group.largest_message
                                          : std::min(sm_ll_largest_bytes, group.largest_message);
-    ll_slot_words_ = std::max<std::uint64_t>(1, (ll_largest + 3) / 4);
+    ll_slot_words_ = 2 * std::max<std::uint64_t>(1, (ll_largest + 7) / 8);
     for (const Participant& p : group.local) {
       Lane lane;
       lane.stream = backend.make_stream(p.device);
       lane.start = backend.make_event(p.device);
       lane.end = backend.make_event(p.device);
-      const std::uint64_t flag_words = most_direct_teams * sm_flag_stride;
+      const std::uint64_t flag_words = flag_teams * sm_flag_stride;
       lane.arrived = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
       lane.credit = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
       lane.inbox = backend.allocate_device(p.device, sm_ll_depth * ll_slot_words_ * sizeof(std::uint64_t));
@@ -108,9 +109,10 @@ class PeerStores final : public Transport {
   }
 
   int teams_for(std::uint64_t bytes, bool ll) const {
-    const std::uint64_t wanted = ll ? ((bytes + 3) / 4 + ll_words_per_team - 1) / ll_words_per_team
+    const std::uint64_t wanted = ll ? ((bytes + 7) / 8 + ll_lines_per_team - 1) / ll_lines_per_team
                                     : (bytes + direct_bytes_per_team - 1) / direct_bytes_per_team;
-    const int most = std::min(ll ? most_ll_teams : most_direct_teams, resident_teams_);
+    const int most_direct = options_.sm_teams > 0 ? options_.sm_teams : most_direct_teams;
+    const int most = std::min({ll ? most_ll_teams : most_direct, resident_teams_, flag_teams});
     return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(most)));
   }
 

@@ -6,17 +6,20 @@
 // waits for team t of its peers: no grid-wide barrier, and any residency works.
 //
 // Two protocols, as NCCL has:
-// - LL, for small messages: each 8-byte word carries 4 data bytes and the
-//   exchange's tag, so data and flag arrive in one store and the receiver
-//   polls the data itself. It lands in an inbox of sm_ll_depth slots; the
-//   receiver copies it out and returns a credit, so a sender never overwrites
-//   a slot not yet read. Half the bytes on the wire are tags.
+// - LL, for small messages: a 16-byte line carries 8 data bytes in two words,
+//   each with the exchange's tag beside its 4 bytes, so data and flag arrive
+//   in one store and the receiver polls the data itself. It lands in an inbox
+//   of sm_ll_depth slots; the receiver copies it out and returns a credit, so
+//   a sender never overwrites a slot not yet read. Half the bytes on the wire are tags.
 // - direct, for large messages: the sender's team stores its slice into the
 //   receiver's own receive slot 16 bytes at a time, then raises a flag with a
 //   release at system scope. Every byte on the wire is data; the release costs
 //   a round trip per message.
 // Tags (first_tag + exchange) only grow from launch to launch, so flags and
-// inboxes are never reset. One FERRY_HD body: the emulator runs the same protocol.
+// inboxes are never reset. A thread that waits too long records the failure
+// and waits no more, so a broken peer ends the kernel instead of hanging it,
+// and no thread leaves a barrier the others wait at. One FERRY_HD body: the
+// emulator runs the same protocol.
 #include <cstdint>
 
 #include "backend/hd.hpp"
@@ -50,7 +53,7 @@ struct PeerStoreExchange {
   int me = 0;                          // this device's participant
   std::uint64_t first_tag = 1;         // exchange i's tag is first_tag + i
   bool ll = true;
-  std::uint64_t ll_slot_words = 0;     // words in one LL inbox slot
+  std::uint64_t ll_slot_words = 0;     // words in one LL inbox slot (two per line)
   const std::byte* send = nullptr;     // this device's send area
   std::byte* receive = nullptr;        // this device's receive area
   std::byte* to_receive = nullptr;     // direct: the receive area of the participant this one sends to
@@ -60,13 +63,21 @@ struct PeerStoreExchange {
   std::uint64_t* inbox = nullptr;      // LL: this device's
   std::uint64_t* from_credit = nullptr;  // LL: credits in the memory of the participant this one receives from
   std::uint64_t* credit = nullptr;     // LL: this device's, written by the participant it sends to
-  std::uint64_t* failure = nullptr;    // mapped host memory: sm_failure_word of the first team that gave up
+  std::uint64_t* failure = nullptr;    // mapped host memory: sm_failure_word of a thread that gave up
   std::uint64_t timeout_ns = 0;
 
   static constexpr int polls_per_clock_read = 64;
   static constexpr int lines_in_flight = 4;
+  static constexpr std::uint64_t tag_mask = 0xFFFFFFFF00000000ull;
 
-  FERRY_HD std::uint64_t ll_words() const { return (plan.bytes + 3) / 4; }
+  // What one thread carries from exchange to exchange.
+  struct Thread {
+    bool failed = false;           // it gave up once: no wait of it blocks again
+    std::uint64_t credit_seen = 0;  // the last credit it read, so most sends read none
+  };
+
+  FERRY_HD std::uint64_t ll_lines() const { return (plan.bytes + 7) / 8; }
+  FERRY_HD static std::uint64_t tag_bits(std::uint64_t tag) { return (tag & 0xFFFFFFFFull) << 32; }
 
   FERRY_HD bool out_of_time(std::uint64_t& since) const {
     const std::uint64_t now = timeout_clock_ns();
@@ -74,75 +85,87 @@ struct PeerStoreExchange {
     return now - since > timeout_ns;
   }
 
-  // Polls `flag` (acquire) until it reaches `at_least`; false on timeout.
-  FERRY_HD bool wait_for_flag(const std::uint64_t* flag, std::uint64_t at_least, bool relaxed) const {
+  FERRY_HD void give_up(Thread& t, std::int64_t exchange, SmWait what) const {
+    if (!t.failed) store_relaxed_system(failure, sm_failure_word(exchange, what));
+    t.failed = true;
+  }
+
+  // Polls `flag` until it reaches `at_least` (the value read is left in `seen`).
+  FERRY_HD void wait_for(const std::uint64_t* flag, std::uint64_t at_least, std::uint64_t& seen, Thread& t,
+                         std::int64_t exchange, SmWait what) const {
     std::uint64_t since = 0;
-    for (int polls = 1;; ++polls) {
-      const std::uint64_t value = relaxed ? load_relaxed_system(flag) : load_acquire_system(flag);
-      if (value >= at_least) return true;
-      if (polls % polls_per_clock_read == 0 && out_of_time(since)) return false;
+    for (int polls = 1; !t.failed && seen < at_least; ++polls) {
+      seen = load_relaxed_system(flag);
+      if (seen >= at_least) return;
+      if (polls % polls_per_clock_read == 0 && out_of_time(since)) give_up(t, exchange, what);
       spin_pause();
     }
   }
 
   template <class Team>
-  FERRY_HD bool gave_up(Team& team, bool late, std::int64_t exchange, SmWait what) const {
-    if (!team.sync_or(late)) return false;
-    if (team.rank() == 0) store_release_system(failure, sm_failure_word(exchange, what));
-    return true;
-  }
-
-  template <class Team>
-  FERRY_HD bool ll_send(Team& team, std::int64_t i, std::uint64_t tag) const {
-    bool late = false;
-    // The slot this message takes held message i - depth: its reader must have taken it. (Messages
-    // of earlier launches were all taken before those launches ended, whatever teams they had.)
-    if (team.rank() == 0 && i >= static_cast<std::int64_t>(sm_ll_depth))
-      late = !wait_for_flag(credit + team.index() * sm_flag_stride, tag - sm_ll_depth, true);
-    if (gave_up(team, late, i, SmWait::credit)) return false;
-    const Slice slice = team_slice(ll_words(), team.index(), team.count());
-    const auto* data = reinterpret_cast<const std::uint32_t*>(send + plan.offset(i));
+  FERRY_HD void ll_send(Team& team, std::int64_t i, std::uint64_t tag, Thread& t) const {
+    // The slot this message takes held message i - depth: its reader must have taken it. Each
+    // thread checks for itself (no barrier); messages of earlier launches were all taken before
+    // those launches ended, whatever teams they had.
+    if (i >= static_cast<std::int64_t>(sm_ll_depth))
+      wait_for(credit + team.index() * sm_flag_stride, tag - sm_ll_depth, t.credit_seen, t, i, SmWait::credit);
+    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
+    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(i));
     std::uint64_t* out = to_inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
-    const std::uint64_t tag_bits = (tag & 0xFFFFFFFFull) << 32;
-    for (std::uint64_t w = slice.lo + team.rank(); w < slice.hi; w += team.size())
-      store_relaxed_system(out + w, tag_bits | data[w]);
-    return true;
+    const std::uint64_t mark = tag_bits(tag);
+    for (std::uint64_t l = slice.lo + team.rank(); l < slice.hi; l += team.size()) {
+      const std::uint64_t d = data[l];  // past a message's end it reads slot padding, never sent on
+      store_pair_volatile(out + 2 * l, mark | (d & 0xFFFFFFFFull), mark | (d >> 32));
+    }
   }
 
   template <class Team>
-  FERRY_HD bool ll_receive(Team& team, std::int64_t i, std::uint64_t tag) const {
-    const Slice slice = team_slice(ll_words(), team.index(), team.count());
+  FERRY_HD void ll_receive(Team& team, std::int64_t i, std::uint64_t tag, Thread& t) const {
+    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
     const std::uint64_t* in = inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     std::byte* out = receive + plan.offset(i);
-    const std::uint64_t tag_bits = (tag & 0xFFFFFFFFull) << 32;
-    bool late = false;
-    for (std::uint64_t w = slice.lo + team.rank(); w < slice.hi && !late; w += team.size()) {
+    const std::uint64_t mark = tag_bits(tag);
+    const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+    for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi; base += lines_in_flight * step) {
+      // Every line of the batch is loaded at once, then only the late ones again:
+      // a poll costs one round trip however many lines are late.
+      std::uint64_t w[lines_in_flight][2];
+      FERRY_UNROLL
+      for (int k = 0; k < lines_in_flight; ++k)
+        if (base + k * step < slice.hi) load_pair_volatile(in + 2 * (base + k * step), w[k][0], w[k][1]);
       std::uint64_t since = 0;
-      std::uint64_t word = load_relaxed_system(in + w);
-      for (int polls = 1; (word & 0xFFFFFFFF00000000ull) != tag_bits; ++polls) {
-        if (polls % polls_per_clock_read == 0 && out_of_time(since)) {
-          late = true;
-          break;
-        }
+      for (int polls = 1; !t.failed; ++polls) {
+        bool complete = true;
+        FERRY_UNROLL
+        for (int k = 0; k < lines_in_flight; ++k)
+          if (base + k * step < slice.hi) complete = complete && (w[k][0] & tag_mask) == mark && (w[k][1] & tag_mask) == mark;
+        if (complete) break;
+        if (polls % polls_per_clock_read == 0 && out_of_time(since)) give_up(t, i, SmWait::message);
         spin_pause();
-        word = load_relaxed_system(in + w);
+        FERRY_UNROLL
+        for (int k = 0; k < lines_in_flight; ++k)
+          if (base + k * step < slice.hi && ((w[k][0] & tag_mask) != mark || (w[k][1] & tag_mask) != mark))
+            load_pair_volatile(in + 2 * (base + k * step), w[k][0], w[k][1]);
       }
-      if (late) break;
-      const auto data = static_cast<std::uint32_t>(word);
-      if (4 * w + 4 <= plan.bytes) {
-        reinterpret_cast<std::uint32_t*>(out)[w] = data;
-      } else {  // the message's last, partial word: only its own bytes
-        for (std::uint64_t b = 4 * w; b < plan.bytes; ++b) out[b] = static_cast<std::byte>(data >> (8 * (b - 4 * w)));
+      FERRY_UNROLL
+      for (int k = 0; k < lines_in_flight; ++k) {
+        const std::uint64_t l = base + k * step;
+        if (l >= slice.hi) continue;
+        const std::uint64_t d = (w[k][0] & 0xFFFFFFFFull) | (w[k][1] << 32);
+        if (8 * l + 8 <= plan.bytes) {
+          reinterpret_cast<std::uint64_t*>(out)[l] = d;
+        } else {  // the message's last, partial line: only its own bytes
+          for (std::uint64_t b = 8 * l; b < plan.bytes; ++b) out[b] = static_cast<std::byte>(d >> (8 * (b - 8 * l)));
+        }
       }
     }
-    if (gave_up(team, late, i, SmWait::message)) return false;
-    // Every thread used what it read before the barrier, so the slot may be written again.
+    // Every thread has used what it read, so the slot may be written again.
+    team.sync();
     if (team.rank() == 0) store_relaxed_system(from_credit + team.index() * sm_flag_stride, tag);
-    return true;
   }
 
   template <class Team>
-  FERRY_HD bool direct_send(Team& team, std::int64_t i, std::uint64_t tag) const {
+  FERRY_HD void direct_send(Team& team, std::int64_t i, std::uint64_t tag) const {
     const std::uint64_t whole = plan.bytes / sizeof(Line);
     const std::uint64_t lines = (plan.bytes + sizeof(Line) - 1) / sizeof(Line);
     const Slice slice = team_slice(lines, team.index(), team.count());
@@ -163,31 +186,37 @@ struct PeerStoreExchange {
           to[l] = held[k];
         } else {  // the message's last, partial line: only its own bytes
           const auto* f = reinterpret_cast<const std::byte*>(from + l);
-          auto* t = reinterpret_cast<std::byte*>(to + l);
-          for (std::uint64_t b = 0; b < plan.bytes - l * sizeof(Line); ++b) t[b] = f[b];
+          auto* d = reinterpret_cast<std::byte*>(to + l);
+          for (std::uint64_t b = 0; b < plan.bytes - l * sizeof(Line); ++b) d[b] = f[b];
         }
       }
     }
     team.sync();
     // The release orders the whole team's stores (seen by rank 0 through the barrier) before the flag.
     if (team.rank() == 0) store_release_system(to_arrived + team.index() * sm_flag_stride, tag);
-    return true;
   }
 
   template <class Team>
-  FERRY_HD bool direct_receive(Team& team, std::int64_t i, std::uint64_t tag) const {
-    bool late = false;
-    if (team.rank() == 0) late = !wait_for_flag(arrived + team.index() * sm_flag_stride, tag, false);
-    return !gave_up(team, late, i, SmWait::message);
+  FERRY_HD void direct_receive(Team& team, std::int64_t i, std::uint64_t tag, Thread& t) const {
+    // Every thread polls the flag itself: nothing here reads the data, so no barrier is needed.
+    std::uint64_t seen = 0;
+    wait_for(arrived + team.index() * sm_flag_stride, tag, seen, t, i, SmWait::message);
   }
 
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
+    Thread t;
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
       const Route r = plan.route(me, i);
       const std::uint64_t tag = first_tag + static_cast<std::uint64_t>(i);
-      if (r.send_to >= 0 && !(ll ? ll_send(team, i, tag) : direct_send(team, i, tag))) return;
-      if (r.receive_from >= 0 && !(ll ? ll_receive(team, i, tag) : direct_receive(team, i, tag))) return;
+      if (r.send_to >= 0) {
+        if (ll) ll_send(team, i, tag, t);
+        else direct_send(team, i, tag);
+      }
+      if (r.receive_from >= 0) {
+        if (ll) ll_receive(team, i, tag, t);
+        else direct_receive(team, i, tag, t);
+      }
     }
   }
 };

@@ -50,6 +50,7 @@ struct Group {
 
 struct Options {
   enum class SmProtocol { automatic, ll, direct } sm_protocol = SmProtocol::automatic;
+  int sm_teams = 0;       // p2p-sm: the most teams (thread blocks) a device moves one direct message with; 0: by size
   double timeout_s = 30;  // the longest any wait for a peer may last
 };
 

@@ -32,7 +32,7 @@ class CudaBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::cuda; }
   std::string name() const override { return "cuda"; }
   Capabilities capabilities() const override {
-    return {.gpu_timings = true, .graphs = true, .mapped_memory = true};
+    return {.gpu_timings = true, .graphs = true, .multi_stream_graphs = true, .mapped_memory = true};
   }
   int device_count() const override { return devices_; }
 
