@@ -238,7 +238,7 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
   command->add_option("--repetitions", o->repetitions, "measurements per size; b(L) is the best (default 10)");
   command->add_option("--latency-size", o->latency_size, "the ping-pong message for one-way latency (default 8)");
   command->add_option("--sm-protocol", o->sm_protocol,
-                      "p2p-sm: auto (LL up to 64 KiB, direct above; default), ll or direct for every size");
+                      "p2p-sm: auto (LL up to 512 KiB, direct above; default), ll or direct for every size");
   command->add_option("--sm-teams", o->sm_teams,
                       "p2p-sm: the most teams (thread blocks) one device moves a direct message with (default: one "
                       "per 32 KiB, up to 128; at most what the device holds at once)");

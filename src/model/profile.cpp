@@ -43,6 +43,24 @@ const DeviceProfile& MachineProfile::device(int index) const {
   throw UsageError(fmt::format("the profile has no figures for device {}", index));
 }
 
+namespace {
+
+ordered_json both_ways_json(const std::vector<BothWays>& sizes) {
+  ordered_json out = ordered_json::array();
+  for (const BothWays& b : sizes) out.push_back({{"bytes", b.bytes}, {"seconds", b.seconds}});
+  return out;
+}
+
+std::vector<BothWays> both_ways_from(const nlohmann::json& peer) {
+  std::vector<BothWays> sizes;
+  if (!peer.contains("both_ways")) return sizes;
+  for (const auto& b : peer.at("both_ways"))
+    sizes.push_back({b.at("bytes").get<std::uint64_t>(), b.at("seconds").get<double>()});
+  return sizes;
+}
+
+}  // namespace
+
 std::string profile_to_json(const MachineProfile& profile) {
   ordered_json devices = ordered_json::array();
   for (DeviceProfile d : profile.devices) {
@@ -58,7 +76,10 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"copy_Bps", p.copy_Bps},
                      {"latency_s", p.latency_s},
                      {"copy_engine_latency_s", p.copy_engine_latency_s},
-                     {"bidirectional_Bps", p.bidirectional_Bps}});
+                     {"bidirectional_Bps", p.bidirectional_Bps},
+                     {"both_ways", both_ways_json(p.both_ways)},
+                     {"sm_push_Bps", p.sm_push_Bps},
+                     {"sm_pull_Bps", p.sm_pull_Bps}});
   }
   const ordered_json doc = {
       {"schema", MachineProfile::schema},
@@ -104,7 +125,10 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                .latency_s = entry.at("latency_s").get<double>(),
                                // Profiles written before beff have neither: 0 means not measured.
                                .copy_engine_latency_s = entry.value("copy_engine_latency_s", 0.0),
-                               .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0)});
+                               .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0),
+                               .both_ways = both_ways_from(entry),
+                               .sm_push_Bps = entry.value("sm_push_Bps", 0.0),
+                               .sm_pull_Bps = entry.value("sm_pull_Bps", 0.0)});
     }
     return profile;
   } catch (const nlohmann::json::exception& e) {

@@ -74,6 +74,9 @@ struct PeerStoreExchange {
   struct Thread {
     bool failed = false;           // it gave up once: no wait of it blocks again
     std::uint64_t credit_seen = 0;  // the last credit it read, so most sends read none
+    // The first lines of its next LL message, loaded while it waited for the one before.
+    std::int64_t staged_for = -1;
+    std::uint64_t staged[lines_in_flight];
   };
 
   FERRY_HD std::uint64_t ll_lines() const { return (plan.bytes + 7) / 8; }
@@ -113,14 +116,36 @@ struct PeerStoreExchange {
     const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(i));
     std::uint64_t* out = to_inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     const std::uint64_t mark = tag_bits(tag);
-    for (std::uint64_t l = slice.lo + team.rank(); l < slice.hi; l += team.size()) {
-      const std::uint64_t d = data[l];  // past a message's end it reads slot padding, never sent on
+    const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+    int k = 0;
+    for (std::uint64_t l = slice.lo + team.rank(); l < slice.hi; l += step, ++k) {
+      // Past a message's end a line reads slot padding, which the receiver never writes out.
+      const std::uint64_t d = t.staged_for == i && k < lines_in_flight ? t.staged[k] : data[l];
       store_pair_volatile(out + 2 * l, mark | (d & 0xFFFFFFFFull), mark | (d >> 32));
     }
   }
 
+  // While it waits for exchange i's message, a thread loads what its send of
+  // exchange i + 1 needs (its first lines, the credit), so that the send,
+  // once the message is in, goes out without a round trip to memory first.
+  template <class Team>
+  FERRY_HD void stage_next_send(Team& team, std::int64_t i, Thread& t) const {
+    const std::int64_t next = i + 1;
+    if (next >= plan.exchanges() || plan.route(me, next).send_to < 0) return;
+    if (next >= static_cast<std::int64_t>(sm_ll_depth))
+      t.credit_seen = load_relaxed_system(credit + team.index() * sm_flag_stride);
+    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
+    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(next));
+    const std::uint64_t step = static_cast<std::uint64_t>(team.size());
+    FERRY_UNROLL
+    for (int k = 0; k < lines_in_flight; ++k)
+      if (slice.lo + team.rank() + k * step < slice.hi) t.staged[k] = data[slice.lo + team.rank() + k * step];
+    t.staged_for = next;
+  }
+
   template <class Team>
   FERRY_HD void ll_receive(Team& team, std::int64_t i, std::uint64_t tag, Thread& t) const {
+    stage_next_send(team, i, t);
     const Slice slice = team_slice(ll_lines(), team.index(), team.count());
     const std::uint64_t* in = inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     std::byte* out = receive + plan.offset(i);

@@ -136,17 +136,18 @@ TEST(Beff, OneDeviceHasNoRingForThePeerTransports) {
 
 TEST(Beff, P2pCeIsModelledFromLinksPeerFigures) {
   emu::EmuBackend backend;
-  const std::vector<model::PeerProfile> peers = {
-      {.from = 0, .to = 1, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6, .copy_engine_latency_s = 3e-6, .bidirectional_Bps = 30e9},
-      {.from = 1, .to = 0, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6, .copy_engine_latency_s = 3e-6, .bidirectional_Bps = 30e9}};
+  // Both ways at once: 8 B in 5 us, 2 MiB in 15 us, so t_lat = 5 us (less 8 B's share) and B = 2 MiB / 10 us.
+  model::PeerProfile peer{.from = 0, .to = 1, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6};
+  peer.both_ways = {{8, 5e-6}, {2 << 20, 15e-6}, {4 << 20, 25e-6}};
   BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
   c.profile_origin = "given";
-  const WorkloadResult r = run(backend, world(), c, peers, Progress("beff", false));
+  const WorkloadResult r = run(backend, world(), c, {peer}, Progress("beff", false));
   const Row& first = *rows_of(r, "ring").front();
   EXPECT_EQ(first.model_basis.rfind("link", 0), 0u) << first.model_basis;
   const Row& terms = *rows_of(r, "model").front();
-  EXPECT_DOUBLE_EQ(terms.value(), 3e-6);
-  EXPECT_DOUBLE_EQ(std::get<double>(terms.params.at(2).second), 15.0);  // GB/s per direction, both ways at once
+  const double bandwidth = (2 << 20) - 8.0;
+  EXPECT_NEAR(terms.value(), 5e-6 - 8 * 10e-6 / bandwidth, 1e-12);
+  EXPECT_NEAR(std::get<double>(terms.params.at(2).second), bandwidth / 10e-6 / 1e9, 1e-9);
 }
 
 TEST(Beff, ValidateRefusesWhatCannotRun) {

@@ -24,7 +24,7 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   std::set<std::string> sections;
   for (const Row& r : out.result.rows) sections.insert(r.section);
   EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "device_copy",
-                                             "peer_bandwidth", "peer_latency", "peer_bidirectional", "ceiling"}));
+                                             "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm", "ceiling"}));
   EXPECT_TRUE(out.result.passed());
   for (const Row& r : out.result.rows) {
     EXPECT_FALSE(r.seconds.empty());

@@ -125,7 +125,7 @@ def _latency(series: list) -> str:
 def _ceilings(series: list) -> str:
     def rows_of(s):
         return (s.section("ceiling") + s.section("device_copy") + s.section("peer_bandwidth")
-                + s.section("peer_bidirectional"))
+                + s.section("peer_bidirectional") + s.section("peer_sm"))
 
     def key_of(r):
         p = r.params
@@ -134,7 +134,9 @@ def _ceilings(series: list) -> str:
         if r.section == "peer_bandwidth":
             return (f"peer {p.get('access', '')}", "device", f"{p.get('from')} -> {p.get('to')}")
         if r.section == "peer_bidirectional":
-            return ("peer both ways", "device", f"{p.get('from')} <-> {p.get('to')}")
+            return (f"peer both ways, {format_bytes(p.get('bytes', 0))}", "device", f"{p.get('from')} <-> {p.get('to')}")
+        if r.section == "peer_sm":
+            return (f"peer SM {p.get('kernels', '')}", "device", f"{p.get('from')} <-> {p.get('to')}")
         return (p.get("path", ""), p.get("memory", ""), p.get("direction", ""))
 
     return figures_table(series, rows_of, ["path", "memory", "direction"], key_of, "table-link-ceilings")

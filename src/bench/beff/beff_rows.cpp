@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "bench/beff/beff_run.hpp"
 #include "core/text.hpp"
@@ -110,31 +111,39 @@ class ResultBuilder {
   model::TransportModel model_of(const TransportRecord& record) const {
     const std::string name(to_string(record.kind));
     if (record.kind == Kind::p2p_ce) {
-      double latency = 0, per_direction = 0;
-      int hops = 0;
-      for (int p = 0; p < n_; ++p) {
-        const int from = members_[p].device, to = members_[(p + 1) % n_].device;
-        for (const model::PeerProfile& peer : link_peers_) {
-          if (peer.from != from || peer.to != to || peer.copy_engine_latency_s <= 0 || peer.bidirectional_Bps <= 0)
-            continue;
-          latency += peer.copy_engine_latency_s;
-          // Every device of a ring sends and receives at once: each direction gets half of both ways.
-          per_direction = hops == 0 ? peer.bidirectional_Bps / 2 : std::min(per_direction, peer.bidirectional_Bps / 2);
-          ++hops;
-        }
-      }
-      if (hops == n_) {
-        model::ModelSegment segment;
-        segment.up_to_bytes = config_.sizes().back();
-        segment.terms = {latency / hops, per_direction};
-        segment.basis = fmt::format("link ({}): peer copy latency (events) + L / peer rate per direction both ways",
-                                    config_.profile_origin);
-        return {name, {segment}};
-      }
+      if (auto from_link = p2p_ce_from_link()) return {name, {*from_link}};
     }
     std::vector<model::MeasuredSize> measured;
     for (const SizeRecord& size : record.sizes) measured.push_back({size.bytes, best_exchange_s(size), size.protocol});
     return model::fit_transport(name, measured, config_.latency_bytes);
+  }
+
+  // Every hop of the ring is a pair of devices copying both ways at once, as
+  // link timed them: (t_lat, B) through its smallest size and the definition's
+  // largest (2 MiB), the slowest hop's. Nothing when link has no such figures.
+  std::optional<model::ModelSegment> p2p_ce_from_link() const {
+    std::optional<model::LinkTerms> slowest;
+    for (int p = 0; p < n_; ++p) {
+      const int from = members_[p].device, to = members_[(p + 1) % n_].device;
+      const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
+        return x.from == std::min(from, to) && x.to == std::max(from, to) && x.both_ways.size() >= 2;
+      });
+      if (peer == link_peers_.end()) return std::nullopt;
+      const model::BothWays& small = peer->both_ways.front();
+      const auto large = std::find_if(peer->both_ways.rbegin(), peer->both_ways.rend(),
+                                      [](const model::BothWays& b) { return b.bytes <= definition_largest; });
+      const model::LinkTerms hop = model::fit_two_sizes(static_cast<double>(small.bytes), small.seconds,
+                                                        static_cast<double>(large->bytes), large->seconds);
+      if (!slowest) slowest = hop;
+      slowest->latency_s = std::max(slowest->latency_s, hop.latency_s);
+      slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop.bandwidth_Bps);
+    }
+    if (!slowest) return std::nullopt;
+    model::ModelSegment segment;
+    segment.up_to_bytes = config_.sizes().back();
+    segment.terms = *slowest;
+    segment.basis = fmt::format("link ({}): peer copies both ways at once, fitted to 8 B and 2 MiB", config_.profile_origin);
+    return segment;
   }
 
   void add_model_terms(const TransportRecord& record, const model::TransportModel& model) {

@@ -1,6 +1,9 @@
 // Device memory: a copy within one device, and copies between each pair of devices.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
 #include "core/units.hpp"
 #include "model/link_model.hpp"
@@ -87,30 +90,106 @@ void set_peer_model(LinkRun& run, Row& row, int from, int to, double directions)
   }
 }
 
+// A copy's worth of buffers each way between two devices: a source on each and
+// the other's destination, each source with its own pattern.
+struct BothWaysBuffers {
+  Buffer a_source, a_destination, b_source, b_destination;
+  std::uint64_t a_seed, b_seed;
+
+  BothWaysBuffers(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b, std::uint64_t bytes, std::uint64_t what)
+      : a_source(run.backend.allocate_device(a, bytes)),
+        a_destination(run.backend.allocate_device(b, bytes)),
+        b_source(run.backend.allocate_device(b, bytes)),
+        b_destination(run.backend.allocate_device(a, bytes)),
+        a_seed(seed_for(what, a * 64 + b, bytes)),
+        b_seed(seed_for(what, b * 64 + a, bytes)) {
+    run.checker.fill(a_stream, a_source, a_seed);
+    run.checker.fill(b_stream, b_source, b_seed);
+  }
+};
+
+// Peer copies by the copy engines both ways at once, at a small size, the b_eff
+// definition's largest and --peer-size: what p2p-ce's model reads.
+void measure_copies_both_ways(LinkRun& run, int from, int to) {
+  auto from_stream = run.backend.make_stream(from);
+  auto to_stream = run.backend.make_stream(to);
+  auto fork = run.backend.make_event(from), join = run.backend.make_event(to);
+  std::vector<std::uint64_t> sizes = {8, std::min<std::uint64_t>(2 << 20, run.config.peer_bytes), run.config.peer_bytes};
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<model::BothWays> both_ways;
+  for (std::uint64_t bytes : sizes) {
+    run.progress.step(fmt::format("peer {} <-> {}: {} each way at once", from, to, format_bytes(bytes)));
+    BothWaysBuffers b(run, *from_stream, *to_stream, from, to, bytes, 42);
+    const Repeat& repeat = bytes < (1 << 20) ? run.config.latency_repeat : run.config.bandwidth_repeat;
+    Row row = make_row("peer_bidirectional", {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}}, Metric::rate,
+                       time_on_device(run.backend, *from_stream, repeat,
+                                      both_ways_trial(run, *from_stream, *to_stream, *fork, *join, b.a_source,
+                                                      b.a_destination, b.b_source, b.b_destination, b.a_seed, b.b_seed)),
+                       2.0 * static_cast<double>(bytes));
+    set_peer_model(run, row, from, to, 2);
+    both_ways.push_back({bytes, row.stats().median});
+    for (model::PeerProfile& p : run.outcome.profile.peers) {
+      if (!((p.from == from && p.to == to) || (p.from == to && p.to == from))) continue;
+      p.both_ways = both_ways;
+      if (bytes == run.config.peer_bytes) p.bidirectional_Bps = row.value();
+    }
+    run.add(std::move(row));
+  }
+}
+
+// Kernels on both devices copying 16 bytes a thread into the other's memory
+// (stores, push) or out of it (loads, pull), at once: the ceiling of designs
+// that move messages with SMs instead of copy engines (beff's p2p-sm).
+void measure_sm_both_ways(LinkRun& run, int from, int to) {
+  const std::uint64_t bytes = run.config.peer_bytes / sizeof(Word128) * sizeof(Word128);
+  auto from_stream = run.backend.make_stream(from);
+  auto to_stream = run.backend.make_stream(to);
+  auto fork = run.backend.make_event(from), join = run.backend.make_event(to);
+  BothWaysBuffers b(run, *from_stream, *to_stream, from, to, bytes, 43);
+  const auto words = static_cast<std::int64_t>(bytes / sizeof(Word128));
+  for (const bool push : {true, false}) {
+    run.progress.step(fmt::format("peer {} <-> {}: SM {} both ways, {}", from, to, push ? "stores" : "loads",
+                                  format_bytes(bytes)));
+    Trial t;
+    t.prepare = [&] {
+      run.checker.poison(*to_stream, b.a_destination);
+      run.checker.poison(*from_stream, b.b_destination);
+    };
+    // A pushing kernel runs where the source is, a pulling one where the destination is.
+    t.enqueue = [&, push](Stream& s) {
+      Stream& a_side = push ? s : *to_stream;
+      Stream& b_side = push ? *to_stream : s;
+      s.record(*fork);
+      to_stream->wait(*fork);
+      launch_zero_copy(a_side, {b.a_source.as<const Word128>(), b.a_destination.as<Word128>()}, words);
+      launch_zero_copy(b_side, {b.b_source.as<const Word128>(), b.b_destination.as<Word128>()}, words);
+      to_stream->record(*join);
+      s.wait(*join);
+    };
+    t.check = [&] {
+      const bool a = run.checker.matches(*to_stream, b.a_destination, b.a_seed);
+      const bool c = run.checker.matches(*from_stream, b.b_destination, b.b_seed);
+      return a && c;
+    };
+    Row row = make_row("peer_sm",
+                       {{"from", from}, {"to", to}, {"kernels", push ? "stores into the peer" : "loads from the peer"},
+                        {"bytes", as_param(bytes)}},
+                       Metric::rate, time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat, t),
+                       2.0 * static_cast<double>(bytes));
+    set_peer_model(run, row, from, to, 2);
+    for (model::PeerProfile& p : run.outcome.profile.peers)
+      if ((p.from == from && p.to == to) || (p.from == to && p.to == from))
+        (push ? p.sm_push_Bps : p.sm_pull_Bps) = row.value();
+    run.add(std::move(row));
+  }
+}
+
 void measure_peers_both_ways(LinkRun& run) {
   const auto& devices = run.config.devices;
-  const std::uint64_t bytes = run.config.peer_bytes;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     for (std::size_t j = i + 1; j < devices.size(); ++j) {
-      const int from = devices[i], to = devices[j];
-      run.progress.step(fmt::format("peer {} <-> {}: {} each way at once", from, to, format_bytes(bytes)));
-      auto from_stream = run.backend.make_stream(from);
-      auto to_stream = run.backend.make_stream(to);
-      auto fork = run.backend.make_event(from), join = run.backend.make_event(to);
-      Buffer a_source = run.backend.allocate_device(from, bytes), a_destination = run.backend.allocate_device(to, bytes);
-      Buffer b_source = run.backend.allocate_device(to, bytes), b_destination = run.backend.allocate_device(from, bytes);
-      const std::uint64_t a_seed = seed_for(42, from * 64 + to, bytes), b_seed = seed_for(42, to * 64 + from, bytes);
-      run.checker.fill(*from_stream, a_source, a_seed);
-      run.checker.fill(*to_stream, b_source, b_seed);
-      Row row = make_row("peer_bidirectional", {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}}, Metric::rate,
-                         time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat,
-                                        both_ways_trial(run, *from_stream, *to_stream, *fork, *join, a_source,
-                                                        a_destination, b_source, b_destination, a_seed, b_seed)),
-                         2.0 * static_cast<double>(bytes));
-      set_peer_model(run, row, from, to, 2);
-      for (model::PeerProfile& p : run.outcome.profile.peers)
-        if ((p.from == from && p.to == to) || (p.from == to && p.to == from)) p.bidirectional_Bps = row.value();
-      run.add(std::move(row));
+      measure_copies_both_ways(run, devices[i], devices[j]);
+      measure_sm_both_ways(run, devices[i], devices[j]);
     }
   }
 }
@@ -164,7 +243,12 @@ void measure_peers(LinkRun& run) {
                                            .direct_access = direct,
                                            .copy_Bps = bandwidth.value(),
                                            .latency_s = latency.stats().median,
-                                           .copy_engine_latency_s = engine.stats().median});
+                                           .copy_engine_latency_s = engine.stats().median,
+                                           // Both ways and by SMs: measured per pair below.
+                                           .bidirectional_Bps = 0,
+                                           .both_ways = {},
+                                           .sm_push_Bps = 0,
+                                           .sm_pull_Bps = 0});
       run.add(std::move(bandwidth));
       run.add(std::move(latency));
       run.add(std::move(engine));

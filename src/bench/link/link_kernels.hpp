@@ -19,7 +19,8 @@ struct alignas(16) Word128 {
   std::uint64_t low, high;
 };
 
-// A kernel copying through mapped host memory: zero-copy read or write.
+// A kernel copying 16 bytes a thread: through mapped host memory (zero-copy
+// read or write), or into or out of a peer's memory (SM stores and loads over NVLink).
 struct ZeroCopyCopy {
   const Word128* source;
   Word128* destination;
