@@ -1,6 +1,7 @@
 #pragma once
 // The machine profile: the ceilings `ferry run link` measured, which the other
 // workloads' models read (`ferry probe -o profile.json`).
+#include <cstdint>
 #include <string>
 #include <vector>
 
