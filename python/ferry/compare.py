@@ -17,6 +17,12 @@ FIGURE_PARAMS = {
     ("overlap", "summary"): ("operation",),
     ("dispatch", "ladder"): ("keys", "rung", "host"),
     ("dispatch", "summary"): ("keys",),
+    ("beff", "ring"): ("transport", "MSize bytes"),
+    ("beff", "exchange"): ("transport", "participant", "bytes"),
+    ("beff", "latency"): ("transport", "bytes"),
+    ("beff", "model"): ("transport", "up to bytes"),
+    ("beff", "beff"): ("transport", "devices"),
+    ("beff-model", "prediction"): ("transport", "devices"),
 }
 
 

@@ -30,6 +30,7 @@ class Row:
     check: str               # PASSED, FAILED or n/a
     stats_s: dict            # min, median, mean, p99, max of the timed samples, in seconds
     note: str
+    headline: str = "median"  # which sample value is: the median, or the best (beff's b(L), by definition)
 
     def spread(self) -> Optional[tuple[float, float]]:
         """The figure's spread in its own unit, (low, high): p99 and min turned into the
@@ -37,14 +38,15 @@ class Row:
         fastest, slow = self.stats_s.get("min"), self.stats_s.get("p99")
         if not fastest or not slow:
             return None
-        median = self.stats_s.get("median")
-        if not median:
+        # The sample that value stands for: the median, or the best one.
+        anchor = fastest if self.headline == "best" else self.stats_s.get("median")
+        if not anchor:
             return None
-        # Scale by the median's own ratio to value, so whatever the row counts
+        # Scale by that sample's own ratio to value, so whatever the row counts
         # (per kernel, both directions, microseconds) carries over unchanged.
         if self.metric == "rate":
-            return self.value * median / slow, self.value * median / fastest
-        return self.value * fastest / median, self.value * slow / median
+            return self.value * anchor / slow, self.value * anchor / fastest
+        return self.value * fastest / anchor, self.value * slow / anchor
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,15 @@ def _row(r: Any, where: str) -> Row:
         check=_get(r, "check", str, where),
         stats_s=stats,
         note=_get(r, "note", str, where, optional=True) or "",
+        headline=_headline(r, where),
     )
+
+
+def _headline(r: dict, where: str) -> str:
+    headline = _get(r, "headline", str, where, optional=True) or "median"
+    if headline not in ("median", "best"):
+        raise _Malformed(f"{where}headline is \"{headline}\", not \"median\" or \"best\"")
+    return headline
 
 
 def _optional_float(value) -> Optional[float]:

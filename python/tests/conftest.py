@@ -20,6 +20,7 @@ RUNS = {
     "stream": ["run", "stream", "--quick", "--depth", "1,4"],
     "overlap": ["run", "overlap", "--quick"],
     "dispatch": ["run", "dispatch", "--quick", "--keys", "1K,4K,32K", "--rungs", "baseline,+graph,+persistent,+onchip"],
+    "beff": ["run", "beff", "--quick", "--devices", "0,1", "--transport", "p2p-ce,p2p-sm"],
 }
 
 

@@ -13,6 +13,8 @@ EXPECTED = {
     "workload-overlap": "section", "plot-overlap-splits": "figure", "table-overlap-variants": "table",
     "workload-dispatch": "section", "plot-dispatch-ladder": "figure", "plot-dispatch-sweep": "figure",
     "table-dispatch-summary": "table",
+    "workload-beff": "section", "plot-beff-bandwidth": "figure", "table-beff-transports": "table",
+    "table-beff-latency": "table",
 }
 
 

@@ -57,4 +57,8 @@ Measurement time_host_work(const Repeat& repeat, const HostTrial& trial) {
   });
 }
 
+Measurement time_custom(const Repeat& repeat, const CustomTrial& trial) {
+  return repeat_trial(repeat, trial, trial.time_one);
+}
+
 }  // namespace ferry

@@ -41,4 +41,14 @@ struct HostTrial {
 };
 Measurement time_host_work(const Repeat& repeat, const HostTrial& trial);
 
+// Work whose sample no single stream's events span (copies on two devices at
+// once, each timed by its own stream's events): `time_one` runs one sample and
+// returns its seconds; warm-up, repeats and checks as above.
+struct CustomTrial {
+  std::function<void()> prepare = {};
+  std::function<double()> time_one = {};
+  std::function<bool()> check = {};
+};
+Measurement time_custom(const Repeat& repeat, const CustomTrial& trial);
+
 }  // namespace ferry

@@ -1,0 +1,67 @@
+"""beff: b(L) of the ring against the message size per transport (log-log, the
+model dotted), the transports side by side, and their one-way latency."""
+from __future__ import annotations
+
+from .. import html, plots
+from .common import figures_table, run_notes, series_per_file, sources
+
+
+def render(entries: list) -> str:
+    series = series_per_file(entries)
+    parts = [sources(entries), _b_of_l(series), _side_by_side(series), _latency(series), run_notes(entries)]
+    return html.section("beff", "beff: effective bandwidth between devices, per transport", parts)
+
+
+def _transports(series: list) -> list:
+    names = []
+    for s in series:
+        names += [r.params["transport"] for r in s.section("ring") if r.params["transport"] not in names]
+    return names
+
+
+def _b_of_l(series: list) -> str:
+    transports = _transports(series)
+    if not transports:
+        return ""
+    fig, (ax,) = plots.panels(1, width_each=8.0, height=4.4)
+    for i, s in enumerate(series):
+        for t, name in enumerate(transports):
+            rows = sorted((r for r in s.section("ring") if r.params["transport"] == name),
+                          key=lambda r: r.params["MSize bytes"])
+            if not rows:
+                continue
+            x = [r.params["MSize bytes"] for r in rows]
+            ax.plot(x, [r.value for r in rows], marker=plots.marker(i), markersize=3.5, color=plots.colour(t))
+            plots.spread_band(ax, x, rows, plots.colour(t))
+            modelled = [r for r in rows if r.model is not None]
+            if modelled:
+                ax.plot([r.params["MSize bytes"] for r in modelled], [r.model for r in modelled], linestyle=":",
+                        color=plots.colour(t))
+    plots.bytes_axis(ax)
+    ax.set_yscale("log")
+    ax.set_xlabel("message size L")
+    ax.set_ylabel("b(L) of the ring, GB/s (best repetition; band: its spread)")
+    plots.key_legend(ax, [(name, t) for t, name in enumerate(transports)], [s.label for s in series],
+                     [("model L / (t_lat + L / B)", ":")], loc="upper left")
+    return html.figure("plot-beff-bandwidth", plots.svg(fig, "plot-beff-bandwidth"),
+                       "Effective bandwidth of the ring against the message size, per transport: every device sends L "
+                       "bytes to its right while it receives L from its left, looplength times; b(L) = n x L x "
+                       "looplength / time, the best of the repetitions as HPCC defines it. Dotted: each transport's "
+                       "model, with its terms from link (p2p-ce) or from the transport's own smallest and largest "
+                       "sizes per protocol (the others).")
+
+
+def _side_by_side(series: list) -> str:
+    def key_of(r):
+        return (r.params.get("transport", ""), r.params.get("devices", "-"), r.params.get("one-way us", "-"))
+
+    return figures_table(series, lambda s: s.section("beff"), ["transport", "devices", "one-way us"], key_of,
+                         "table-beff-transports")
+
+
+def _latency(series: list) -> str:
+    def key_of(r):
+        return (r.params.get("transport", ""), r.params.get("protocol", ""), r.params.get("clock", ""))
+
+    return figures_table(series, lambda s: s.section("latency"), ["transport", "protocol", "clock"], key_of,
+                         "table-beff-latency")
