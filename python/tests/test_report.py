@@ -58,14 +58,22 @@ def test_several_files_overlay_as_named_series(emulator_results, tmp_path):
 
 
 def test_a_workload_without_its_own_plots_still_shows_every_figure(make_results, tmp_path):
-    beff = make_results("beff.json", document("beff", rows=[row(section="ring", metric="rate", value=42.5,
-                                                                transport="nccl", bytes=1024)]))
+    other = make_results("other.json", document("teleport", rows=[row(section="ring", metric="rate", value=42.5,
+                                                                      transport="nccl", bytes=1024)]))
+    out = tmp_path / "other.html"
+    done = run_ferry_py("report", other, "-o", out)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert 'id="workload-teleport"' in text and 'id="table-teleport-figures"' in text
+    assert "transport=nccl, bytes=1 KiB" in text and "42.50 GB/s" in text
+
+
+def test_beff_rows_without_the_params_its_plot_needs_are_left_out_not_a_crash(make_results, tmp_path):
+    beff = make_results("beff.json", document("beff", rows=[row(section="ring", metric="rate", value=42.5, bytes=1024)]))
     out = tmp_path / "beff.html"
     done = run_ferry_py("report", beff, "-o", out)
     assert done.returncode == 0, done.stderr
-    text = out.read_text()
-    assert 'id="workload-beff"' in text and 'id="table-beff-figures"' in text
-    assert "transport=nccl, bytes=1 KiB" in text and "42.50 GB/s" in text
+    assert 'id="workload-beff"' in out.read_text()
 
 
 def test_failed_rows_are_flagged_on_the_page(make_results, tmp_path):

@@ -12,10 +12,15 @@ def render(entries: list) -> str:
     return html.section("beff", "beff: effective bandwidth between devices, per transport", parts)
 
 
+def _ring(s) -> list:
+    """The ring rows a plot can place: each names its transport and message size."""
+    return [r for r in s.section("ring") if "transport" in r.params and "MSize bytes" in r.params]
+
+
 def _transports(series: list) -> list:
     names = []
     for s in series:
-        names += [r.params["transport"] for r in s.section("ring") if r.params["transport"] not in names]
+        names += [r.params["transport"] for r in _ring(s) if r.params["transport"] not in names]
     return names
 
 
@@ -26,7 +31,7 @@ def _b_of_l(series: list) -> str:
     fig, (ax,) = plots.panels(1, width_each=8.0, height=4.4)
     for i, s in enumerate(series):
         for t, name in enumerate(transports):
-            rows = sorted((r for r in s.section("ring") if r.params["transport"] == name),
+            rows = sorted((r for r in _ring(s) if r.params["transport"] == name),
                           key=lambda r: r.params["MSize bytes"])
             if not rows:
                 continue
