@@ -45,17 +45,17 @@ const DeviceProfile& MachineProfile::device(int index) const {
 
 namespace {
 
-ordered_json both_ways_json(const std::vector<BothWays>& sizes) {
+ordered_json copy_times_json(const std::vector<CopyTime>& sizes) {
   ordered_json out = ordered_json::array();
-  for (const BothWays& b : sizes) out.push_back({{"bytes", b.bytes}, {"seconds", b.seconds}});
+  for (const CopyTime& c : sizes) out.push_back({{"bytes", c.bytes}, {"seconds", c.seconds}});
   return out;
 }
 
-std::vector<BothWays> both_ways_from(const nlohmann::json& peer) {
-  std::vector<BothWays> sizes;
-  if (!peer.contains("both_ways")) return sizes;
-  for (const auto& b : peer.at("both_ways"))
-    sizes.push_back({b.at("bytes").get<std::uint64_t>(), b.at("seconds").get<double>()});
+std::vector<CopyTime> copy_times_from(const nlohmann::json& peer) {
+  std::vector<CopyTime> sizes;
+  if (!peer.contains("copy_times")) return sizes;
+  for (const auto& c : peer.at("copy_times"))
+    sizes.push_back({c.at("bytes").get<std::uint64_t>(), c.at("seconds").get<double>()});
   return sizes;
 }
 
@@ -77,7 +77,7 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"latency_s", p.latency_s},
                      {"copy_engine_latency_s", p.copy_engine_latency_s},
                      {"bidirectional_Bps", p.bidirectional_Bps},
-                     {"both_ways", both_ways_json(p.both_ways)},
+                     {"copy_times", copy_times_json(p.copy_times)},
                      {"sm_push_Bps", p.sm_push_Bps},
                      {"sm_pull_Bps", p.sm_pull_Bps}});
   }
@@ -126,7 +126,7 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                // Profiles written before beff have neither: 0 means not measured.
                                .copy_engine_latency_s = entry.value("copy_engine_latency_s", 0.0),
                                .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0),
-                               .both_ways = both_ways_from(entry),
+                               .copy_times = copy_times_from(entry),
                                .sm_push_Bps = entry.value("sm_push_Bps", 0.0),
                                .sm_pull_Bps = entry.value("sm_pull_Bps", 0.0)});
     }

@@ -132,7 +132,8 @@ def _ceilings(series: list) -> str:
         if r.section == "device_copy":
             return ("device copy", "device", "d2d")
         if r.section == "peer_bandwidth":
-            return (f"peer {p.get('access', '')}", "device", f"{p.get('from')} -> {p.get('to')}")
+            return (f"peer {p.get('access', '')}, {format_bytes(p.get('bytes', 0))}", "device",
+                    f"{p.get('from')} -> {p.get('to')}")
         if r.section == "peer_bidirectional":
             return (f"peer both ways, {format_bytes(p.get('bytes', 0))}", "device", f"{p.get('from')} <-> {p.get('to')}")
         if r.section == "peer_sm":

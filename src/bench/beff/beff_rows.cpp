@@ -118,31 +118,34 @@ class ResultBuilder {
     return model::fit_transport(name, measured, config_.latency_bytes);
   }
 
-  // Every hop of the ring is a pair of devices copying both ways at once, as
-  // link timed them: (t_lat, B) through its smallest size and the definition's
-  // largest (2 MiB), the slowest hop's. Nothing when link has no such figures.
+  // Every hop of the ring copies both ways at once over a full-duplex link, so
+  // each direction's copy takes what link timed one way: (t_lat, B) through
+  // its copies of 8 B and of the definition's largest (2 MiB), by events, the
+  // slowest direction of every hop. Nothing when link has no such figures.
   std::optional<model::ModelSegment> p2p_ce_from_link() const {
     std::optional<model::LinkTerms> slowest;
     for (int p = 0; p < n_; ++p) {
-      const int from = members_[p].device, to = members_[(p + 1) % n_].device;
-      const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
-        return x.from == std::min(from, to) && x.to == std::max(from, to) && x.both_ways.size() >= 2;
-      });
-      if (peer == link_peers_.end()) return std::nullopt;
-      const model::BothWays& small = peer->both_ways.front();
-      const auto large = std::find_if(peer->both_ways.rbegin(), peer->both_ways.rend(),
-                                      [](const model::BothWays& b) { return b.bytes <= definition_largest; });
-      const model::LinkTerms hop = model::fit_two_sizes(static_cast<double>(small.bytes), small.seconds,
-                                                        static_cast<double>(large->bytes), large->seconds);
-      if (!slowest) slowest = hop;
-      slowest->latency_s = std::max(slowest->latency_s, hop.latency_s);
-      slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop.bandwidth_Bps);
+      for (const auto& [from, to] : {std::pair{members_[p].device, members_[(p + 1) % n_].device},
+                                     std::pair{members_[(p + 1) % n_].device, members_[p].device}}) {
+        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
+          return x.from == from && x.to == to && x.copy_times.size() >= 2;
+        });
+        if (peer == link_peers_.end()) return std::nullopt;
+        const model::CopyTime& small = peer->copy_times.front();
+        const auto large = std::find_if(peer->copy_times.rbegin(), peer->copy_times.rend(),
+                                        [](const model::CopyTime& c) { return c.bytes <= definition_largest; });
+        const model::LinkTerms hop = model::fit_two_sizes(static_cast<double>(small.bytes), small.seconds,
+                                                          static_cast<double>(large->bytes), large->seconds);
+        if (!slowest) slowest = hop;
+        slowest->latency_s = std::max(slowest->latency_s, hop.latency_s);
+        slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop.bandwidth_Bps);
+      }
     }
     if (!slowest) return std::nullopt;
     model::ModelSegment segment;
     segment.up_to_bytes = config_.sizes().back();
     segment.terms = *slowest;
-    segment.basis = fmt::format("link ({}): peer copies both ways at once, fitted to 8 B and 2 MiB", config_.profile_origin);
+    segment.basis = fmt::format("link ({}): peer copies one way, events, fitted to 8 B and 2 MiB", config_.profile_origin);
     return segment;
   }
 

@@ -82,19 +82,16 @@ struct BothWaysBuffers {
   }
 };
 
-// Peer copies by the copy engines both ways at once, at a small size, the b_eff
-// definition's largest and --peer-size: what p2p-ce's model reads. Each copy
-// is timed by its own stream's events and the pair takes the slower: a fork
-// and join across devices would add tens of microseconds that no copy pays.
+// Peer copies by the copy engines both ways at once, at --peer-size: the
+// ceiling of transports that use both directions of a link. Each copy is
+// timed by its own stream's events and the pair takes the slower: a fork and
+// join across devices would add tens of microseconds that no copy pays.
 void measure_copies_both_ways(LinkRun& run, int from, int to) {
   auto from_stream = run.backend.make_stream(from);
   auto to_stream = run.backend.make_stream(to);
   auto a_start = run.backend.make_event(from), a_end = run.backend.make_event(from);
   auto b_start = run.backend.make_event(to), b_end = run.backend.make_event(to);
-  std::vector<std::uint64_t> sizes = {8, std::min<std::uint64_t>(2 << 20, run.config.peer_bytes), run.config.peer_bytes};
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  std::vector<model::BothWays> both_ways;
-  for (std::uint64_t bytes : sizes) {
+  for (std::uint64_t bytes : {run.config.peer_bytes}) {
     run.progress.step(fmt::format("peer {} <-> {}: {} each way at once", from, to, format_bytes(bytes)));
     BothWaysBuffers b(run, *from_stream, *to_stream, from, to, bytes, 42);
     CustomTrial t;
@@ -120,16 +117,11 @@ void measure_copies_both_ways(LinkRun& run, int from, int to) {
       const bool c = run.checker.matches(*from_stream, b.b_destination, b.b_seed);
       return a && c;
     };
-    const Repeat& repeat = bytes < (1 << 20) ? run.config.latency_repeat : run.config.bandwidth_repeat;
     Row row = make_row("peer_bidirectional", {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}}, Metric::rate,
-                       time_custom(repeat, t), 2.0 * static_cast<double>(bytes));
+                       time_custom(run.config.bandwidth_repeat, t), 2.0 * static_cast<double>(bytes));
     set_peer_model(run, row, from, to, 2);
-    both_ways.push_back({bytes, row.stats().median});
-    for (model::PeerProfile& p : run.outcome.profile.peers) {
-      if (!((p.from == from && p.to == to) || (p.from == to && p.to == from))) continue;
-      p.both_ways = both_ways;
-      if (bytes == run.config.peer_bytes) p.bidirectional_Bps = row.value();
-    }
+    for (model::PeerProfile& p : run.outcome.profile.peers)
+      if ((p.from == from && p.to == to) || (p.from == to && p.to == from)) p.bidirectional_Bps = row.value();
     run.add(std::move(row));
   }
 }
@@ -220,6 +212,19 @@ void measure_peers(LinkRun& run) {
                                               device_copy_trial(run, *to_stream, source, destination, seed)),
                                static_cast<double>(bytes));
       set_peer_model(run, bandwidth, from, to, 1);
+      // The b_eff definition's largest message, one way: with 8 B below, what p2p-ce's model reads.
+      const std::uint64_t mid_bytes = std::min<std::uint64_t>(2 << 20, bytes);
+      Buffer mid_source = run.backend.allocate_device(from, mid_bytes);
+      Buffer mid_destination = run.backend.allocate_device(to, mid_bytes);
+      const std::uint64_t mid_seed = seed_for(44, from * 64 + to, mid_bytes);
+      run.checker.fill(*from_stream, mid_source, mid_seed);
+      Params mid_params = pair;
+      mid_params.emplace_back("bytes", as_param(mid_bytes));
+      Row mid = make_row("peer_bandwidth", mid_params, Metric::rate,
+                         time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat,
+                                        device_copy_trial(run, *to_stream, mid_source, mid_destination, mid_seed)),
+                         static_cast<double>(mid_bytes));
+      set_peer_model(run, mid, from, to, 1);
 
       constexpr std::uint64_t latency_bytes = 8;
       Buffer small_source = run.backend.allocate_device(from, latency_bytes);
@@ -243,10 +248,13 @@ void measure_peers(LinkRun& run) {
                                            .copy_engine_latency_s = engine.stats().median,
                                            // Both ways and by SMs: measured per pair below.
                                            .bidirectional_Bps = 0,
-                                           .both_ways = {},
+                                           .copy_times = {{latency_bytes, engine.stats().median},
+                                                          {mid_bytes, mid.stats().median},
+                                                          {bytes, bandwidth.stats().median}},
                                            .sm_push_Bps = 0,
                                            .sm_pull_Bps = 0});
       run.add(std::move(bandwidth));
+      run.add(std::move(mid));
       run.add(std::move(latency));
       run.add(std::move(engine));
     }
