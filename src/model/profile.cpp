@@ -51,10 +51,10 @@ ordered_json copy_times_json(const std::vector<CopyTime>& sizes) {
   return out;
 }
 
-std::vector<CopyTime> copy_times_from(const nlohmann::json& peer) {
+std::vector<CopyTime> copy_times_from(const nlohmann::json& peer, const char* key) {
   std::vector<CopyTime> sizes;
-  if (!peer.contains("copy_times")) return sizes;
-  for (const auto& c : peer.at("copy_times"))
+  if (!peer.contains(key)) return sizes;
+  for (const auto& c : peer.at(key))
     sizes.push_back({c.at("bytes").get<std::uint64_t>(), c.at("seconds").get<double>()});
   return sizes;
 }
@@ -78,6 +78,7 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"copy_engine_latency_s", p.copy_engine_latency_s},
                      {"bidirectional_Bps", p.bidirectional_Bps},
                      {"copy_times", copy_times_json(p.copy_times)},
+                     {"both_ways", copy_times_json(p.both_ways)},
                      {"sm_push_Bps", p.sm_push_Bps},
                      {"sm_pull_Bps", p.sm_pull_Bps}});
   }
@@ -126,7 +127,8 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                // Profiles written before beff have neither: 0 means not measured.
                                .copy_engine_latency_s = entry.value("copy_engine_latency_s", 0.0),
                                .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0),
-                               .copy_times = copy_times_from(entry),
+                               .copy_times = copy_times_from(entry, "copy_times"),
+                               .both_ways = copy_times_from(entry, "both_ways"),
                                .sm_push_Bps = entry.value("sm_push_Bps", 0.0),
                                .sm_pull_Bps = entry.value("sm_pull_Bps", 0.0)});
     }

@@ -136,13 +136,15 @@ TEST(Beff, OneDeviceHasNoRingForThePeerTransports) {
 
 TEST(Beff, P2pCeIsModelledFromLinksPeerFigures) {
   emu::EmuBackend backend;
-  // One way: 8 B in 5 us, 2 MiB in 15 us, so t_lat = 5 us (less 8 B's share) and B = 2 MiB / 10 us;
-  // the slower direction of the hop sets the terms.
+  // 8 B one way in 5 us; 2 MiB both ways at once in 15 us: t_lat = 5 us (less 8 B's share), B = 2 MiB / 10 us.
+  // The slower direction of the hop sets the terms: the way back's 3 us for 8 B does not.
   model::PeerProfile there{.from = 0, .to = 1, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6};
-  there.copy_times = {{8, 5e-6}, {2 << 20, 15e-6}, {4 << 20, 25e-6}};
+  there.copy_times = {{8, 5e-6}, {2 << 20, 9e-6}};
+  there.both_ways = {{2 << 20, 15e-6}, {4 << 20, 25e-6}};
   model::PeerProfile back = there;
   back.from = 1, back.to = 0;
-  back.copy_times = {{8, 4e-6}, {2 << 20, 12e-6}};
+  back.copy_times = {{8, 3e-6}};
+  back.both_ways = {{2 << 20, 13e-6}};
   BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
   c.profile_origin = "given";
   const WorkloadResult r = run(backend, world(), c, {there, back}, Progress("beff", false));

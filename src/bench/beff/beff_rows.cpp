@@ -118,24 +118,23 @@ class ResultBuilder {
     return model::fit_transport(name, measured, config_.latency_bytes);
   }
 
-  // Every hop of the ring copies both ways at once over a full-duplex link, so
-  // each direction's copy takes what link timed one way: (t_lat, B) through
-  // its copies of 8 B and of the definition's largest (2 MiB), by events, the
-  // slowest direction of every hop. Nothing when link has no such figures.
+  // A copy's fixed cost is link's one-way copy of 8 B; its rate is what link's
+  // copies both ways at once move at the definition's largest message (2 MiB),
+  // as every hop of a ring copies both ways at once: both timed by events, the
+  // slowest hop's. Nothing when link has no such figures.
   std::optional<model::ModelSegment> p2p_ce_from_link() const {
     std::optional<model::LinkTerms> slowest;
     for (int p = 0; p < n_; ++p) {
-      for (const auto& [from, to] : {std::pair{members_[p].device, members_[(p + 1) % n_].device},
-                                     std::pair{members_[(p + 1) % n_].device, members_[p].device}}) {
+      const int a = members_[p].device, b = members_[(p + 1) % n_].device;
+      for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
         const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
-          return x.from == from && x.to == to && x.copy_times.size() >= 2;
+          return x.from == from && x.to == to && !x.copy_times.empty() && !x.both_ways.empty();
         });
         if (peer == link_peers_.end()) return std::nullopt;
         const model::CopyTime& small = peer->copy_times.front();
-        const auto large = std::find_if(peer->copy_times.rbegin(), peer->copy_times.rend(),
-                                        [](const model::CopyTime& c) { return c.bytes <= definition_largest; });
+        const model::CopyTime& pair = peer->both_ways.front();
         const model::LinkTerms hop = model::fit_two_sizes(static_cast<double>(small.bytes), small.seconds,
-                                                          static_cast<double>(large->bytes), large->seconds);
+                                                          static_cast<double>(pair.bytes), pair.seconds);
         if (!slowest) slowest = hop;
         slowest->latency_s = std::max(slowest->latency_s, hop.latency_s);
         slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop.bandwidth_Bps);
@@ -145,7 +144,7 @@ class ResultBuilder {
     model::ModelSegment segment;
     segment.up_to_bytes = config_.sizes().back();
     segment.terms = *slowest;
-    segment.basis = fmt::format("link ({}): peer copies one way, events, fitted to 8 B and 2 MiB", config_.profile_origin);
+    segment.basis = fmt::format("link ({}): 8 B copy one way, 2 MiB copies both ways at once", config_.profile_origin);
     return segment;
   }
 

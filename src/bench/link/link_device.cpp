@@ -82,16 +82,73 @@ struct BothWaysBuffers {
   }
 };
 
-// Peer copies by the copy engines both ways at once, at --peer-size: the
-// ceiling of transports that use both directions of a link. Each copy is
-// timed by its own stream's events and the pair takes the slower: a fork and
-// join across devices would add tens of microseconds that no copy pays.
+// A copy each way at once, one sample: where the backend can capture across
+// devices, a graph (fork, both copies, join) replayed `pairs` times back to
+// back, so neither the host issuing copies to two devices nor a launch is
+// timed; else each copy on its own stream with its own events, the slower one.
+class BothWaysTimer {
+ public:
+  BothWaysTimer(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b)
+      : a_stream_(a_stream), b_stream_(b_stream),
+        fork_(run.backend.make_event(a)), join_(run.backend.make_event(b)),
+        a_start_(run.backend.make_event(a)), a_end_(run.backend.make_event(a)),
+        b_start_(run.backend.make_event(b)), b_end_(run.backend.make_event(b)),
+        graphs_(run.backend.capabilities().multi_stream_graphs) {}
+
+  static constexpr int pairs = 8;
+  int pairs_per_sample() const { return graphs_ ? pairs : 1; }
+
+  // The seconds of one pair of copies, averaged over the sample's pairs.
+  double time(BothWaysBuffers& b, std::uint64_t bytes) {
+    if (!graphs_) {
+      a_stream_.record(*a_start_);
+      a_stream_.copy(b.a_destination.data(), b.a_source.data(), bytes);
+      a_stream_.record(*a_end_);
+      b_stream_.record(*b_start_);
+      b_stream_.copy(b.b_destination.data(), b.b_source.data(), bytes);
+      b_stream_.record(*b_end_);
+      a_end_->synchronize();
+      b_end_->synchronize();
+      return std::max(a_end_->seconds_since(*a_start_), b_end_->seconds_since(*b_start_));
+    }
+    if (!graph_ || graph_bytes_ != bytes) {
+      a_stream_.begin_capture();
+      a_stream_.record(*fork_);
+      b_stream_.wait(*fork_);
+      a_stream_.copy(b.a_destination.data(), b.a_source.data(), bytes);
+      b_stream_.copy(b.b_destination.data(), b.b_source.data(), bytes);
+      b_stream_.record(*join_);
+      a_stream_.wait(*join_);
+      graph_ = a_stream_.end_capture();
+      graph_bytes_ = bytes;
+    }
+    a_stream_.record(*a_start_);
+    for (int p = 0; p < pairs; ++p) a_stream_.replay(*graph_);
+    a_stream_.record(*a_end_);
+    a_end_->synchronize();
+    return a_end_->seconds_since(*a_start_) / pairs;
+  }
+
+ private:
+  Stream& a_stream_;
+  Stream& b_stream_;
+  std::unique_ptr<Event> fork_, join_, a_start_, a_end_, b_start_, b_end_;
+  const bool graphs_;
+  std::unique_ptr<Graph> graph_;
+  std::uint64_t graph_bytes_ = 0;
+};
+
+// Peer copies by the copy engines both ways at once, at the b_eff definition's
+// largest message (what p2p-ce's model reads: a ring's every hop copies both
+// ways at once) and at --peer-size (the ceiling of the links both ways).
 void measure_copies_both_ways(LinkRun& run, int from, int to) {
   auto from_stream = run.backend.make_stream(from);
   auto to_stream = run.backend.make_stream(to);
-  auto a_start = run.backend.make_event(from), a_end = run.backend.make_event(from);
-  auto b_start = run.backend.make_event(to), b_end = run.backend.make_event(to);
-  for (std::uint64_t bytes : {run.config.peer_bytes}) {
+  BothWaysTimer timer(run, *from_stream, *to_stream, from, to);
+  std::vector<std::uint64_t> sizes = {std::min<std::uint64_t>(2 << 20, run.config.peer_bytes), run.config.peer_bytes};
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<model::CopyTime> both_ways;
+  for (std::uint64_t bytes : sizes) {
     run.progress.step(fmt::format("peer {} <-> {}: {} each way at once", from, to, format_bytes(bytes)));
     BothWaysBuffers b(run, *from_stream, *to_stream, from, to, bytes, 42);
     CustomTrial t;
@@ -99,29 +156,22 @@ void measure_copies_both_ways(LinkRun& run, int from, int to) {
       run.checker.poison(*to_stream, b.a_destination);
       run.checker.poison(*from_stream, b.b_destination);
     };
-    t.time_one = [&] {
-      // Each stream's start, copy and end back to back: a start event recorded
-      // while the host is busy issuing the other copy would time that too.
-      from_stream->record(*a_start);
-      from_stream->copy(b.a_destination.data(), b.a_source.data(), bytes);
-      from_stream->record(*a_end);
-      to_stream->record(*b_start);
-      to_stream->copy(b.b_destination.data(), b.b_source.data(), bytes);
-      to_stream->record(*b_end);
-      a_end->synchronize();
-      b_end->synchronize();
-      return std::max(a_end->seconds_since(*a_start), b_end->seconds_since(*b_start));
-    };
+    t.time_one = [&] { return timer.time(b, bytes); };
     t.check = [&] {
       const bool a = run.checker.matches(*to_stream, b.a_destination, b.a_seed);
       const bool c = run.checker.matches(*from_stream, b.b_destination, b.b_seed);
       return a && c;
     };
-    Row row = make_row("peer_bidirectional", {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}}, Metric::rate,
-                       time_custom(run.config.bandwidth_repeat, t), 2.0 * static_cast<double>(bytes));
+    Row row = make_row("peer_bidirectional",
+                       {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}, {"pairs a sample", timer.pairs_per_sample()}},
+                       Metric::rate, time_custom(run.config.bandwidth_repeat, t), 2.0 * static_cast<double>(bytes));
     set_peer_model(run, row, from, to, 2);
-    for (model::PeerProfile& p : run.outcome.profile.peers)
-      if ((p.from == from && p.to == to) || (p.from == to && p.to == from)) p.bidirectional_Bps = row.value();
+    both_ways.push_back({bytes, row.stats().median});
+    for (model::PeerProfile& p : run.outcome.profile.peers) {
+      if (!((p.from == from && p.to == to) || (p.from == to && p.to == from))) continue;
+      p.both_ways = both_ways;
+      if (bytes == run.config.peer_bytes) p.bidirectional_Bps = row.value();
+    }
     run.add(std::move(row));
   }
 }
@@ -251,6 +301,7 @@ void measure_peers(LinkRun& run) {
                                            .copy_times = {{latency_bytes, engine.stats().median},
                                                           {mid_bytes, mid.stats().median},
                                                           {bytes, bandwidth.stats().median}},
+                                           .both_ways = {},
                                            .sm_push_Bps = 0,
                                            .sm_pull_Bps = 0});
       run.add(std::move(bandwidth));
