@@ -149,7 +149,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
       {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
       {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
-      {"peer_bidirectional", "Peer copies both ways at once: a graph (fork, both copies, join) replayed back to back, events; per pair (bytes of both directions counted)"},
+      {"peer_bidirectional", "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
       {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };

@@ -83,9 +83,11 @@ struct BothWaysBuffers {
 };
 
 // A copy each way at once, one sample: where the backend can capture across
-// devices, a graph (fork, both copies, join) replayed `pairs` times back to
-// back, so neither the host issuing copies to two devices nor a launch is
-// timed; else each copy on its own stream with its own events, the slower one.
+// devices, one graph of `pairs` pairs in a chain (fork, both copies, join,
+// then the next pair), timed once and divided, so that neither the host
+// issuing copies to two devices nor a launch is timed; this is the pattern a
+// ring's hop runs back to back. Else each copy on its own stream with its own
+// events, the slower one.
 class BothWaysTimer {
  public:
   BothWaysTimer(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b)
@@ -95,7 +97,7 @@ class BothWaysTimer {
         b_start_(run.backend.make_event(b)), b_end_(run.backend.make_event(b)),
         graphs_(run.backend.capabilities().multi_stream_graphs) {}
 
-  static constexpr int pairs = 8;
+  static constexpr int pairs = 16;
   int pairs_per_sample() const { return graphs_ ? pairs : 1; }
 
   // The seconds of one pair of copies, averaged over the sample's pairs.
@@ -113,17 +115,19 @@ class BothWaysTimer {
     }
     if (!graph_ || graph_bytes_ != bytes) {
       a_stream_.begin_capture();
-      a_stream_.record(*fork_);
-      b_stream_.wait(*fork_);
-      a_stream_.copy(b.a_destination.data(), b.a_source.data(), bytes);
-      b_stream_.copy(b.b_destination.data(), b.b_source.data(), bytes);
-      b_stream_.record(*join_);
-      a_stream_.wait(*join_);
+      for (int p = 0; p < pairs; ++p) {
+        a_stream_.record(*fork_);
+        b_stream_.wait(*fork_);
+        a_stream_.copy(b.a_destination.data(), b.a_source.data(), bytes);
+        b_stream_.copy(b.b_destination.data(), b.b_source.data(), bytes);
+        b_stream_.record(*join_);
+        a_stream_.wait(*join_);
+      }
       graph_ = a_stream_.end_capture();
       graph_bytes_ = bytes;
     }
     a_stream_.record(*a_start_);
-    for (int p = 0; p < pairs; ++p) a_stream_.replay(*graph_);
+    a_stream_.replay(*graph_);
     a_stream_.record(*a_end_);
     a_end_->synchronize();
     return a_end_->seconds_since(*a_start_) / pairs;
