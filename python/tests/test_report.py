@@ -68,6 +68,15 @@ def test_a_workload_without_its_own_plots_still_shows_every_figure(make_results,
     assert "transport=nccl, bytes=1 KiB" in text and "42.50 GB/s" in text
 
 
+def test_beff_plots_one_line_and_one_legend_entry_per_transport(emulator_results, tmp_path):
+    out = tmp_path / "beff.html"
+    done = run_ferry_py("report", emulator_results["beff"], "-o", out)
+    assert done.returncode == 0, done.stderr
+    figure = out.read_text().split('id="plot-beff-bandwidth"')[1].split("</figure>")[0]
+    # Legend text is real SVG text: each transport named once, with the model's key.
+    assert figure.count(">p2p-ce<") == 1 and figure.count(">p2p-sm<") == 1, figure.count(">p2p-ce<")
+
+
 def test_beff_rows_without_the_params_its_plot_needs_are_left_out_not_a_crash(make_results, tmp_path):
     beff = make_results("beff.json", document("beff", rows=[row(section="ring", metric="rate", value=42.5, bytes=1024)]))
     out = tmp_path / "beff.html"

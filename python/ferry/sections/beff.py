@@ -20,7 +20,9 @@ def _ring(s) -> list:
 def _transports(series: list) -> list:
     names = []
     for s in series:
-        names += [r.params["transport"] for r in _ring(s) if r.params["transport"] not in names]
+        for r in _ring(s):
+            if r.params["transport"] not in names:
+                names.append(r.params["transport"])
     return names
 
 
