@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
@@ -237,6 +238,23 @@ void measure_peers_both_ways(LinkRun& run) {
   }
 }
 
+// A peer copy of `bytes` one way, timed by events on the source's stream, beside its link's rate.
+Row one_way_copy_row(LinkRun& run, Stream& from_stream, Stream& to_stream, const Params& pair, int from, int to,
+                     std::uint64_t bytes, std::uint64_t what) {
+  Buffer source = run.backend.allocate_device(from, bytes);
+  Buffer destination = run.backend.allocate_device(to, bytes);
+  const std::uint64_t seed = seed_for(what, from * 64 + to, bytes);
+  run.checker.fill(from_stream, source, seed);
+  Params params = pair;
+  params.emplace_back("bytes", as_param(bytes));
+  Row row = make_row("peer_bandwidth", params, Metric::rate,
+                     time_on_device(run.backend, from_stream, run.config.bandwidth_repeat,
+                                    device_copy_trial(run, to_stream, source, destination, seed)),
+                     static_cast<double>(bytes));
+  set_peer_model(run, row, from, to, 1);
+  return row;
+}
+
 }  // namespace
 
 void measure_peers(LinkRun& run) {
@@ -255,30 +273,16 @@ void measure_peers(LinkRun& run) {
       auto to_stream = run.backend.make_stream(to);
       const Params pair = {{"from", from}, {"to", to}, {"access", direct ? "direct" : "through host"}};
 
-      Buffer source = run.backend.allocate_device(from, bytes);
-      Buffer destination = run.backend.allocate_device(to, bytes);
-      const std::uint64_t seed = seed_for(40, from * 64 + to, bytes);
-      run.checker.fill(*from_stream, source, seed);
-      Params params = pair;
-      params.emplace_back("bytes", as_param(bytes));
-      Row bandwidth = make_row("peer_bandwidth", params, Metric::rate,
-                               time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat,
-                                              device_copy_trial(run, *to_stream, source, destination, seed)),
-                               static_cast<double>(bytes));
-      set_peer_model(run, bandwidth, from, to, 1);
-      // The b_eff definition's largest message, one way: with 8 B below, what p2p-ce's model reads.
-      const std::uint64_t mid_bytes = std::min<std::uint64_t>(2 << 20, bytes);
-      Buffer mid_source = run.backend.allocate_device(from, mid_bytes);
-      Buffer mid_destination = run.backend.allocate_device(to, mid_bytes);
-      const std::uint64_t mid_seed = seed_for(44, from * 64 + to, mid_bytes);
-      run.checker.fill(*from_stream, mid_source, mid_seed);
-      Params mid_params = pair;
-      mid_params.emplace_back("bytes", as_param(mid_bytes));
-      Row mid = make_row("peer_bandwidth", mid_params, Metric::rate,
-                         time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat,
-                                        device_copy_trial(run, *to_stream, mid_source, mid_destination, mid_seed)),
-                         static_cast<double>(mid_bytes));
-      set_peer_model(run, mid, from, to, 1);
+      Row bandwidth = one_way_copy_row(run, *from_stream, *to_stream, pair, from, to, bytes, 40);
+      // The b_eff definition's largest message, one way (with 8 B below, what p2p-ce's model reads),
+      // unless --peer-size is no larger.
+      std::vector<model::CopyTime> copy_times;
+      std::optional<Row> mid;
+      if (bytes > (2u << 20)) {
+        mid = one_way_copy_row(run, *from_stream, *to_stream, pair, from, to, 2 << 20, 44);
+        copy_times.push_back({2 << 20, mid->stats().median});
+      }
+      copy_times.push_back({bytes, bandwidth.stats().median});
 
       constexpr std::uint64_t latency_bytes = 8;
       Buffer small_source = run.backend.allocate_device(from, latency_bytes);
@@ -302,14 +306,14 @@ void measure_peers(LinkRun& run) {
                                            .copy_engine_latency_s = engine.stats().median,
                                            // Both ways and by SMs: measured per pair below.
                                            .bidirectional_Bps = 0,
-                                           .copy_times = {{latency_bytes, engine.stats().median},
-                                                          {mid_bytes, mid.stats().median},
-                                                          {bytes, bandwidth.stats().median}},
+                                           .copy_times = {},
                                            .both_ways = {},
                                            .sm_push_Bps = 0,
                                            .sm_pull_Bps = 0});
+      copy_times.insert(copy_times.begin(), {latency_bytes, engine.stats().median});
+      run.outcome.profile.peers.back().copy_times = std::move(copy_times);
       run.add(std::move(bandwidth));
-      run.add(std::move(mid));
+      if (mid) run.add(std::move(*mid));
       run.add(std::move(latency));
       run.add(std::move(engine));
     }
