@@ -47,13 +47,13 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
   command_line.insert(command_line.end(), args.begin(), args.end());
 
   try {
-    if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
-
     // Under mpirun every rank runs this; only beff knows how to share the work.
     if (world().distributed() && !(args.size() >= 2 && args[0] == "run" && args[1] == "beff"))
       throw UsageError(fmt::format("only `ferry run beff` runs across MPI ranks ({} were started): run other "
                                    "commands without mpirun",
                                    world().size()));
+
+    if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
 
     // Name an unknown workload before the parser calls it an unexpected argument.
     if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
