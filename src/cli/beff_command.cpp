@@ -11,6 +11,7 @@
 #include "bench/link/link.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
+#include "core/results_json.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/beff_model.hpp"
@@ -90,11 +91,9 @@ std::vector<model::PeerProfile> link_peers(Backend& backend, Results& results, c
                       config.transports.end();
   if (!wanted || w.distributed() || config.devices.size() < 2) return {};
   origin = "measured in this run";
-  link::LinkConfig peers = link::LinkConfig::for_peers(backend.capabilities(), config.devices);
-  const link::LinkConfig full = link::LinkConfig::defaults(backend.capabilities(), false);
-  peers.peer_bytes = full.peer_bytes;  // the plateau, as `ferry run link` measures it
-  peers.bandwidth_repeat = full.bandwidth_repeat;
-  link::LinkOutcome outcome = link::run(backend, results.machine, peers, Progress("link", !o.run.quiet));
+  link::LinkOutcome outcome =
+      link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), config.devices),
+                Progress("link", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
   return outcome.profile.peers;
 }
@@ -153,19 +152,9 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
     results = start_results(*backend, command_line, out);
     beff::BeffConfig config = beff::BeffConfig::defaults(backend->capabilities(), true);
     for (int d = 0; d < backend->device_count(); ++d) config.devices.push_back(d);
-    WorkloadResult measured = beff::run(*backend, world(), config, {}, Progress("beff", !o.quiet));
-    terms.origin = "a quick beff run on this machine";
-    terms.devices = static_cast<int>(config.devices.size());
-    for (const Row& row : measured.rows) {
-      if (row.section != "model") continue;
-      const std::string name = std::get<std::string>(row.params.at(0).second);
-      if (terms.transports.empty() || terms.transports.back().transport != name) terms.transports.push_back({name, {}});
-      terms.transports.back().segments.push_back(
-          {static_cast<std::uint64_t>(std::get<std::int64_t>(row.params.at(1).second)),
-           {row.value(), std::get<double>(row.params.at(2).second) * 1e9},
-           std::get<std::string>(row.params.at(4).second)});
-    }
-    results.workloads.push_back(std::move(measured));
+    results.workloads.push_back(beff::run(*backend, world(), config, {}, Progress("beff", !o.quiet)));
+    // Read back as `--profile` would read the same run's file: one reader of the terms.
+    terms = model::transport_terms_from_json(results_to_json(results), "a quick beff run on this machine");
   }
   results.ferry_version = FERRY_VERSION;
   results.created_utc = utc_now_iso8601();

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/units.hpp"
+#include "model/profile.hpp"
 
 namespace ferry::model {
 
@@ -13,6 +14,13 @@ LinkTerms fit_two_sizes(double small_bytes, double small_s, double large_bytes, 
   if (large_s <= small_s || large_bytes <= small_bytes) return {small_s, large_bytes / large_s};
   const double bandwidth = (large_bytes - small_bytes) / (large_s - small_s);
   return {std::max(0.0, small_s - small_bytes / bandwidth), bandwidth};
+}
+
+std::optional<LinkTerms> copy_engine_terms(const PeerProfile& peer) {
+  if (peer.copy_times.empty() || peer.both_ways.empty()) return std::nullopt;
+  const CopyTime& small = peer.copy_times.front();
+  const CopyTime& pair = peer.both_ways.front();
+  return fit_two_sizes(static_cast<double>(small.bytes), small.seconds, static_cast<double>(pair.bytes), pair.seconds);
 }
 
 const ModelSegment& TransportModel::segment_for(std::uint64_t bytes) const {

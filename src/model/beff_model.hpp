@@ -4,6 +4,7 @@
 // definition's sizes. A transport that changes protocol with the size (p2p-sm:
 // LL, then direct) has one (t_lat, B) per protocol, each over its own sizes.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ struct TransportModel {
 
 // Mean of the model's b(L) over `sizes`: its b_eff per device.
 double model_beff_Bps(const TransportModel& model, const std::vector<std::uint64_t>& sizes);
+
+struct PeerProfile;
+
+// p2p-ce's terms for one direction of a hop, from link's figures: the fixed
+// cost of its 8 B copy one way, and the rate of its 2 MiB copies both ways at
+// once, as every hop of a ring copies both ways at once. Nothing when the
+// profile lacks them (profiles from before beff).
+std::optional<LinkTerms> copy_engine_terms(const PeerProfile& peer);
 
 // One point to fit: a size, its per-exchange seconds, and the protocol that moved it.
 struct MeasuredSize {
@@ -84,5 +93,7 @@ struct TransportTerms {
 
 // Throws UsageError naming the file when it holds neither.
 TransportTerms read_transport_terms(const std::string& path);
+// The same from a results document's text; `origin` names it in messages.
+TransportTerms transport_terms_from_json(const std::string& text, const std::string& origin);
 
 }  // namespace ferry::model

@@ -75,7 +75,6 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"direct_access", p.direct_access},
                      {"copy_Bps", p.copy_Bps},
                      {"latency_s", p.latency_s},
-                     {"copy_engine_latency_s", p.copy_engine_latency_s},
                      {"bidirectional_Bps", p.bidirectional_Bps},
                      {"copy_times", copy_times_json(p.copy_times)},
                      {"both_ways", copy_times_json(p.both_ways)},
@@ -125,7 +124,6 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                .copy_Bps = entry.at("copy_Bps").get<double>(),
                                .latency_s = entry.at("latency_s").get<double>(),
                                // Profiles written before beff have neither: 0 means not measured.
-                               .copy_engine_latency_s = entry.value("copy_engine_latency_s", 0.0),
                                .bidirectional_Bps = entry.value("bidirectional_Bps", 0.0),
                                .copy_times = copy_times_from(entry, "copy_times"),
                                .both_ways = copy_times_from(entry, "both_ways"),

@@ -42,7 +42,6 @@ struct PeerProfile {
   bool direct_access = false;
   double copy_Bps = 0;
   double latency_s = 0;  // 8-byte copy + sync
-  double copy_engine_latency_s = 0;  // the same 8-byte copy timed by events: the devices' share of it
   double bidirectional_Bps = 0;      // copies both ways at once, bytes of both counted
   std::vector<CopyTime> copy_times;  // one-way copies by events at several sizes, smallest first
   std::vector<CopyTime> both_ways;   // a copy each way at once (seconds of the pair), smallest first

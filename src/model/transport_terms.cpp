@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 TransportTerms from_results(const nlohmann::json& doc, const std::string& path) {
   TransportTerms terms;
-  terms.origin = fmt::format("beff results {}", path);
+  terms.origin = path;
   for (const auto& workload : doc.at("workloads")) {
     if (workload.value("name", "") != "beff") continue;
     terms.devices = workload.at("config").value("participants", 0);
@@ -39,43 +40,46 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
 
 TransportTerms from_profile(const std::string& text, const std::string& path) {
   const MachineProfile profile = profile_from_json(text, path);
+  std::optional<LinkTerms> slowest;
+  for (const PeerProfile& p : profile.peers) {
+    const std::optional<LinkTerms> pair = copy_engine_terms(p);
+    if (!pair) continue;
+    if (!slowest) slowest = pair;
+    slowest->latency_s = std::max(slowest->latency_s, pair->latency_s);
+    slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, pair->bandwidth_Bps);
+  }
+  if (!slowest)
+    throw UsageError(fmt::format("'{}' has no peer copy figures for p2p-ce's terms: run `ferry probe --devices 0,1 "
+                                 "-o FILE` on two or more GPUs",
+                                 path));
   TransportTerms terms;
   terms.origin = fmt::format("machine profile {}", path);
-  double latency = 0, per_direction = 0;
-  for (const PeerProfile& p : profile.peers) {
-    // Profiles from before beff have no event-timed latency or two-way rate: the host view and one way stand in.
-    const double l = p.copy_engine_latency_s > 0 ? p.copy_engine_latency_s : p.latency_s;
-    const double b = p.bidirectional_Bps > 0 ? p.bidirectional_Bps / 2 : p.copy_Bps;
-    latency = std::max(latency, l);
-    per_direction = per_direction == 0 ? b : std::min(per_direction, b);
-  }
-  if (profile.peers.empty() || per_direction <= 0)
-    throw UsageError(fmt::format("'{}' has no peer figures: run `ferry probe --devices 0,1 -o FILE` on two or more GPUs",
-                                 path));
   terms.devices = static_cast<int>(profile.devices.size());
-  terms.transports.push_back({"p2p-ce", {{~0ull, {latency, per_direction}, "link profile: peer copy latency + rate"}}});
+  terms.transports.push_back(
+      {"p2p-ce", {{~0ull, *slowest, "link profile: 8 B copy one way, 2 MiB copies both ways at once"}}});
   return terms;
 }
 
 }  // namespace
 
-TransportTerms read_transport_terms(const std::string& path) {
-  const std::string text = read_file(path);
+TransportTerms transport_terms_from_json(const std::string& text, const std::string& origin) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("'{}' is not JSON ({})", path, e.what()));
+    throw UsageError(fmt::format("'{}' is not JSON ({})", origin, e.what()));
   }
   const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
-  if (schema == MachineProfile::schema) return from_profile(text, path);
+  if (schema == MachineProfile::schema) return from_profile(text, origin);
   if (schema != "ferry.results/1")
-    throw UsageError(fmt::format("'{}' is neither a ferry results file nor a machine profile", path));
+    throw UsageError(fmt::format("'{}' is neither a ferry results file nor a machine profile", origin));
   try {
-    return from_results(doc, path);
+    return from_results(doc, origin);
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(fmt::format("'{}' is not a ferry results file: {}", path, e.what()));
+    throw UsageError(fmt::format("'{}' is not a ferry results file: {}", origin, e.what()));
   }
 }
+
+TransportTerms read_transport_terms(const std::string& path) { return transport_terms_from_json(read_file(path), path); }
 
 }  // namespace ferry::model

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -149,42 +150,46 @@ int World::broadcast(int value) const {
   return value;
 }
 
+namespace {
+
+#if FERRY_WITH_MPI
+// Every rank's items to rank 0, one rank after another (MPI_Gatherv).
+template <class T>
+std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Datatype type, int rank, int size) {
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(rank == 0 ? size : 0), offsets(counts.size());
+  FERRY_MPI(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  int total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    offsets[r] = total;
+    total += counts[r];
+  }
+  std::vector<T> all(static_cast<std::size_t>(total));
+  FERRY_MPI(MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), offsets.data(), type, 0, MPI_COMM_WORLD));
+  return all;
+}
+#endif
+
+}  // namespace
+
 std::vector<double> World::gather(const std::vector<double>& mine) const {
 #if FERRY_WITH_MPI
-  if (mpi_) {
-    int count = static_cast<int>(mine.size());
-    std::vector<int> counts(rank_ == 0 ? size_ : 0), offsets(counts.size());
-    FERRY_MPI(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
-    std::vector<double> all;
-    if (rank_ == 0) {
-      int total = 0;
-      for (int r = 0; r < size_; ++r) {
-        offsets[r] = total;
-        total += counts[r];
-      }
-      all.resize(static_cast<std::size_t>(total));
-    }
-    FERRY_MPI(MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0,
-                          MPI_COMM_WORLD));
-    return all;
-  }
+  if (mpi_) return gather_to_root(mine, MPI_DOUBLE, rank_, size_);
 #endif
   return mine;
 }
 
 std::vector<std::string> World::gather(const std::string& mine) const {
-  std::vector<double> chars;
-  for (unsigned char c : mine) chars.push_back(c);
-  chars.push_back(-1);  // ends one rank's text
+  std::vector<char> text(mine.begin(), mine.end());
+  text.push_back('\0');  // ends one rank's text
+#if FERRY_WITH_MPI
+  if (mpi_) text = gather_to_root(text, MPI_CHAR, rank_, size_);
+#endif
   std::vector<std::string> texts;
-  std::string text;
-  for (double c : gather(chars)) {
-    if (c < 0) {
-      texts.push_back(std::move(text));
-      text.clear();
-    } else {
-      text += static_cast<char>(c);
-    }
+  for (auto at = text.begin(); at != text.end();) {
+    const auto end = std::find(at, text.end(), '\0');
+    texts.emplace_back(at, end);
+    at = end == text.end() ? end : end + 1;
   }
   return texts;
 }

@@ -36,8 +36,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   const int participants = one_per_rank ? world.size() : static_cast<int>(config.devices.size());
   const std::vector<int> devices = one_per_rank ? std::vector<int>{config.devices.front()} : config.devices;
   const std::uint64_t largest = config.sizes().back();
-  const std::uint64_t area = std::max(config.area_bytes, 4 * transport::slot_pitch(largest));
-  LocalAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, area, largest);
+  LocalAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest);
   const std::vector<Member> members = gather_members(world, areas.group());
 
   // A rank that waits longer than any single step may take is waiting for a rank that is gone.
@@ -53,7 +52,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     return share;
   }
   BeffConfig described = config;
-  described.area_bytes = area;
+  described.area_bytes = config.area();
   WorkloadResult result = make_result(described, members, records, link_peers);
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every message is checked as on a GPU, but the timings are CPU timings");

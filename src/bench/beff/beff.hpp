@@ -40,6 +40,9 @@ struct BeffConfig {
   static BeffConfig defaults(const Capabilities& capabilities, bool quick);
   // The definition's 21 sizes, then the tail up to max_bytes.
   std::vector<std::uint64_t> sizes() const;
+  // Each area's bytes: area_bytes, or four slots of the largest message where that is more
+  // (the first, middle and last exchange keep theirs, the rest share one).
+  std::uint64_t area() const;
 };
 
 // The environment variable that sets BeffConfig::corrupt_bytes (docs/beff.md): for tests of verification only.

@@ -22,6 +22,8 @@ std::vector<std::uint64_t> BeffConfig::sizes() const {
   return sizes;
 }
 
+std::uint64_t BeffConfig::area() const { return std::max(area_bytes, 4 * transport::slot_pitch(sizes().back())); }
+
 BeffConfig BeffConfig::defaults(const Capabilities& capabilities, bool quick) {
   BeffConfig c;
   if (capabilities.gpu_timings) {
@@ -49,9 +51,7 @@ void validate(Backend& backend, const BeffConfig& config) {
                                  "the sizes",
                                  format_bytes(config.max_bytes), format_bytes(definition_largest)));
   const std::uint64_t largest = config.sizes().back();
-  // Four slots of the largest message: the first, middle and last exchange keep theirs, the rest share one.
-  const std::uint64_t least_area = 4 * transport::slot_pitch(largest);
-  const std::uint64_t area = std::max(config.area_bytes, least_area);
+  const std::uint64_t area = config.area();
   for (int device : config.devices) {
     const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
     if (2 * area > status.free_bytes)

@@ -118,26 +118,21 @@ class ResultBuilder {
     return model::fit_transport(name, measured, config_.latency_bytes);
   }
 
-  // A copy's fixed cost is link's one-way copy of 8 B; its rate is what link's
-  // copies both ways at once move at the definition's largest message (2 MiB),
-  // as every hop of a ring copies both ways at once: both timed by events, the
-  // slowest hop's. Nothing when link has no such figures.
+  // model::copy_engine_terms for both directions of every hop of the ring,
+  // the slowest. Nothing when link has no such figures.
   std::optional<model::ModelSegment> p2p_ce_from_link() const {
     std::optional<model::LinkTerms> slowest;
     for (int p = 0; p < n_; ++p) {
       const int a = members_[p].device, b = members_[(p + 1) % n_].device;
       for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
-          return x.from == from && x.to == to && !x.copy_times.empty() && !x.both_ways.empty();
-        });
-        if (peer == link_peers_.end()) return std::nullopt;
-        const model::CopyTime& small = peer->copy_times.front();
-        const model::CopyTime& pair = peer->both_ways.front();
-        const model::LinkTerms hop = model::fit_two_sizes(static_cast<double>(small.bytes), small.seconds,
-                                                          static_cast<double>(pair.bytes), pair.seconds);
+        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(),
+                                       [&](const model::PeerProfile& x) { return x.from == from && x.to == to; });
+        const std::optional<model::LinkTerms> hop =
+            peer == link_peers_.end() ? std::nullopt : model::copy_engine_terms(*peer);
+        if (!hop) return std::nullopt;
         if (!slowest) slowest = hop;
-        slowest->latency_s = std::max(slowest->latency_s, hop.latency_s);
-        slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop.bandwidth_Bps);
+        slowest->latency_s = std::max(slowest->latency_s, hop->latency_s);
+        slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop->bandwidth_Bps);
       }
     }
     if (!slowest) return std::nullopt;

@@ -45,6 +45,10 @@ LinkConfig LinkConfig::for_peers(const Capabilities& capabilities, const std::ve
   LinkConfig c = defaults(capabilities, true);
   c.devices = devices;
   c.per_device = false;
+  // Copies at their plateau, timed as `ferry run link` times them; the small ones as --quick does.
+  const LinkConfig full = defaults(capabilities, false);
+  c.peer_bytes = full.peer_bytes;
+  c.bandwidth_repeat = full.bandwidth_repeat;
   return c;
 }
 

@@ -32,7 +32,8 @@ struct LinkConfig {
   // pinned and mapped rates at the sizes where they plateau (pageable too
   // when asked), latencies, flags.
   static LinkConfig for_models(const Capabilities& capabilities, int device, bool with_pageable = false);
-  // Peer copies between every pair of `devices`, as --quick measures them: what beff's p2p-ce model reads.
+  // Peer copies between every pair of `devices`, large ones as a full run measures them, small ones as
+  // --quick does: what beff's p2p-ce model reads.
   static LinkConfig for_peers(const Capabilities& capabilities, const std::vector<int>& devices);
 };
 

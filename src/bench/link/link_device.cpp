@@ -303,7 +303,6 @@ void measure_peers(LinkRun& run) {
                                            .direct_access = direct,
                                            .copy_Bps = bandwidth.value(),
                                            .latency_s = latency.stats().median,
-                                           .copy_engine_latency_s = engine.stats().median,
                                            // Both ways and by SMs: measured per pair below.
                                            .bidirectional_Bps = 0,
                                            .copy_times = {},
