@@ -40,6 +40,17 @@ FERRY_HD inline void store_release_system(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
+// After a relaxed poll has seen its value: orders the reads that follow after
+// it, as an acquire load would, without reading the word again (across PCIe,
+// a second round trip).
+FERRY_HD inline void fence_acquire_system() {
+#if defined(__CUDACC__)
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+#else
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
 // The same between kernels of one device (the persistent pipeline's rings):
 // device scope, so no fence waits for the host.
 FERRY_HD inline std::uint64_t load_acquire_device(const std::uint64_t* p) {

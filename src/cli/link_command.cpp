@@ -21,6 +21,7 @@ struct LinkOptions {
   std::string sizes;
   std::string memory;
   std::string latency_sizes;
+  std::string queued_sizes;
   std::string device_copy_bytes;
   std::string peer_bytes;
   std::string kernels;
@@ -44,6 +45,8 @@ void add_link_options(CLI::App& command, LinkOptions& o) {
   command.add_option("--sizes", o.sizes, "bandwidth sweep, e.g. 4K:1G:x4, 4K:64K:+4K or 1M,16M (default 4K:1G:x4 on a GPU)");
   command.add_option("--memory", o.memory, "host memory kinds to sweep: pinned,pageable,mapped (default all)");
   command.add_option("--latency-sizes", o.latency_sizes, "small-copy latency sizes (default 4:1M:x4 on a GPU)");
+  command.add_option("--queued-sizes", o.queued_sizes,
+                     "sizes of the copies queued back to back, the chunked designs' ceiling (default 4K:64M:x4 on a GPU)");
   command.add_option("--device-copy-size", o.device_copy_bytes, "size of the device-to-device copy (default 1G)");
   command.add_option("--peer-size", o.peer_bytes, "size of each peer copy (default 256M)");
   command.add_option("--kernels", o.kernels, "empty kernels per launch-rate and graph sample (default 1000)");
@@ -56,6 +59,7 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
   if (!o.sizes.empty()) c.sweep_bytes = parse_byte_range(o.sizes);
   if (!o.memory.empty()) c.host_memory = parse_memory(o.memory);
   if (!o.latency_sizes.empty()) c.latency_bytes = parse_byte_range(o.latency_sizes);
+  if (!o.queued_sizes.empty()) c.queued_copy_bytes = parse_byte_range(o.queued_sizes);
   if (!o.device_copy_bytes.empty()) c.device_copy_bytes = parse_bytes(o.device_copy_bytes);
   if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
   if (!o.kernels.empty()) c.kernels_per_sample = static_cast<int>(parse_positive_count(o.kernels, "--kernels"));

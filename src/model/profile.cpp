@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
@@ -13,8 +15,10 @@ namespace {
 using nlohmann::ordered_json;
 
 // One list of the profile's figures, so writing and reading cannot drift apart.
+// A figure added after profiles were first written is optional when read: 0 means not measured.
 template <class Visit>
 void each_device_field(DeviceProfile& d, Visit visit) {
+  constexpr bool optional = true;
   visit("pcie_theoretical_Bps", d.pcie_theoretical_Bps);
   visit("h2d_Bps", d.h2d_Bps);
   visit("d2h_Bps", d.d2h_Bps);
@@ -23,6 +27,8 @@ void each_device_field(DeviceProfile& d, Visit visit) {
   visit("pageable_d2h_Bps", d.pageable_d2h_Bps);
   visit("zero_copy_read_Bps", d.zero_copy_read_Bps);
   visit("zero_copy_write_Bps", d.zero_copy_write_Bps);
+  visit("zero_copy_both_Bps", d.zero_copy_both_Bps, optional);
+  visit("mapped_read_latency_s", d.mapped_read_latency_s, optional);
   visit("copy_latency_h2d_s", d.copy_latency_h2d_s);
   visit("copy_latency_d2h_s", d.copy_latency_d2h_s);
   visit("copy_engine_latency_h2d_s", d.copy_engine_latency_h2d_s);
@@ -65,7 +71,10 @@ std::string profile_to_json(const MachineProfile& profile) {
   ordered_json devices = ordered_json::array();
   for (DeviceProfile d : profile.devices) {
     ordered_json entry = {{"device", d.device}, {"name", d.name}};
-    each_device_field(d, [&](const char* key, double& value) { entry[key] = value; });
+    each_device_field(d, [&](const char* key, double& value, bool = false) { entry[key] = value; });
+    entry["queued_h2d"] = copy_times_json(d.queued_h2d);
+    entry["queued_d2h"] = copy_times_json(d.queued_d2h);
+    entry["queued_both_ways"] = copy_times_json(d.queued_both_ways);
     devices.push_back(entry);
   }
   ordered_json peers = ordered_json::array();
@@ -114,7 +123,12 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
       DeviceProfile d;
       d.device = entry.at("device").get<int>();
       d.name = entry.value("name", "");
-      each_device_field(d, [&](const char* key, double& value) { value = entry.at(key).get<double>(); });
+      each_device_field(d, [&](const char* key, double& value, bool optional = false) {
+        value = optional ? entry.value(key, 0.0) : entry.at(key).get<double>();
+      });
+      d.queued_h2d = copy_times_from(entry, "queued_h2d");
+      d.queued_d2h = copy_times_from(entry, "queued_d2h");
+      d.queued_both_ways = copy_times_from(entry, "queued_both_ways");
       profile.devices.push_back(d);
     }
     for (const auto& entry : doc.at("peers")) {
@@ -134,6 +148,17 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
   } catch (const nlohmann::json::exception& e) {
     throw malformed(e.what());
   }
+}
+
+double seconds_at(const std::vector<CopyTime>& times, double bytes) {
+  if (times.empty()) return 0;
+  if (times.size() == 1) return times.front().seconds * bytes / static_cast<double>(times.front().bytes);
+  std::size_t hi = 1;
+  while (hi + 1 < times.size() && static_cast<double>(times[hi].bytes) < bytes) ++hi;
+  const CopyTime& a = times[hi - 1];
+  const CopyTime& b = times[hi];
+  const double slope = (b.seconds - a.seconds) / (static_cast<double>(b.bytes) - static_cast<double>(a.bytes));
+  return std::max(0.0, a.seconds + slope * (bytes - static_cast<double>(a.bytes)));
 }
 
 MachineProfile read_profile(const std::string& path) { return profile_from_json(read_file(path), path); }

@@ -7,6 +7,16 @@
 
 namespace ferry::model {
 
+// One copy of one size, timed by events.
+struct CopyTime {
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+// Seconds for `bytes` from measured sizes: linear between the two nearest,
+// beyond the ends along the nearest two (a copy's time is affine in its size). 0 when none.
+double seconds_at(const std::vector<CopyTime>& times, double bytes);
+
 struct DeviceProfile {
   int device = 0;
   std::string name;
@@ -18,6 +28,8 @@ struct DeviceProfile {
   double pageable_d2h_Bps = 0;
   double zero_copy_read_Bps = 0;   // a kernel reading mapped host memory
   double zero_copy_write_Bps = 0;  // a kernel writing mapped host memory
+  double zero_copy_both_Bps = 0;   // a kernel reading mapped host memory while writing it, per direction
+  double mapped_read_latency_s = 0;  // one thread's dependent reads of mapped host memory, per read
   double copy_latency_h2d_s = 0;   // smallest pinned copy + stream sync, host view
   double copy_latency_d2h_s = 0;
   double copy_engine_latency_h2d_s = 0;  // the same copy timed by events: the device's share of it
@@ -28,12 +40,10 @@ struct DeviceProfile {
   double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns
   double flag_round_trip_s = 0;         // host doorbell -> persistent kernel echo seen by the host
   double device_copy_Bps = 0;
-};
-
-// One peer copy of one size, timed by events.
-struct CopyTime {
-  std::uint64_t bytes = 0;
-  double seconds = 0;
+  // Copies of one size queued back to back on a stream, seconds per copy (for
+  // both ways: per pair, one each way at once), smallest first: what chunked
+  // designs pay per chunk when the host never waits.
+  std::vector<CopyTime> queued_h2d{}, queued_d2h{}, queued_both_ways{};
 };
 
 struct PeerProfile {

@@ -23,8 +23,9 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
   std::set<std::string> sections;
   for (const Row& r : out.result.rows) sections.insert(r.section);
-  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "device_copy",
-                                             "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm", "ceiling"}));
+  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "copy_queue",
+                                             "device_copy", "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
+                                             "ceiling"}));
   EXPECT_TRUE(out.result.passed());
   for (const Row& r : out.result.rows) {
     EXPECT_FALSE(r.seconds.empty());
@@ -57,8 +58,26 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   EXPECT_FALSE(out.profile.gpu_timings);
   for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
                    d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
-                   d.flag_round_trip_s, d.device_copy_Bps})
+                   d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s})
     EXPECT_GT(v, 0);
+}
+
+TEST(Link, QueuedCopiesGiveATimePerCopyForEverySizeAndDirection) {
+  emu::EmuBackend backend;
+  const LinkConfig config = quick_config(backend);
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  const model::DeviceProfile& d = out.profile.device(0);
+  for (const auto* series : {&d.queued_h2d, &d.queued_d2h, &d.queued_both_ways}) {
+    ASSERT_EQ(series->size(), config.queued_copy_bytes.size());
+    for (std::size_t i = 0; i < series->size(); ++i) {
+      EXPECT_EQ((*series)[i].bytes, config.queued_copy_bytes[i]);
+      EXPECT_GT((*series)[i].seconds, 0);
+    }
+  }
+  const auto rows = std::count_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
+    return r.section == "copy_queue" && r.check == Check::passed;
+  });
+  EXPECT_EQ(rows, static_cast<long>(3 * config.queued_copy_bytes.size())) << "h2d, d2h and both at once, each verified";
 }
 
 TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {

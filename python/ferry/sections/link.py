@@ -86,7 +86,9 @@ def _latency_figures(s) -> list:
     for (direction, clock), r in smallest.items():
         out.append((f"{direction.upper()} copy {format_bytes(r.params['bytes'])} ({clock})", r))
     out += [(r.params.get("what", "dispatch"), r) for r in s.section("dispatch")]
-    out += [("persistent-kernel flag round trip", r) for r in s.section("flag")]
+    # Older files have one flag row and no "what".
+    out += [(f"flag: {r.params['what']}" if "what" in r.params else "persistent-kernel flag round trip", r)
+            for r in s.section("flag")]
     # Older files time peer latency by the host clock alone and have no clock param.
     out += [(f"peer {r.params.get('from')} -> {r.params.get('to')} ({r.params.get('access', '')}"
              f"{', ' + r.params['clock'] if 'clock' in r.params else ''})", r)

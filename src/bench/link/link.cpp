@@ -19,6 +19,8 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     // Up to 1 GiB: pinned copies reach their plateau only past a few hundred MiB.
     c.sweep_bytes = parse_byte_range(quick ? "64K:256M:x16" : "4K:1G:x4");
     c.latency_bytes = parse_byte_range(quick ? "4,1K,64K,1M" : "4:1M:x4");
+    c.queued_copy_bytes = parse_byte_range(quick ? "4K:64M:x16" : "4K:64M:x4");
+    c.queued_batch_bytes = 256ull << 20;
     c.device_copy_bytes = quick ? 256ull << 20 : 1ull << 30;
     c.peer_bytes = quick ? 64ull << 20 : 256ull << 20;
     c.kernels_per_sample = quick ? 200 : 1000;
@@ -30,6 +32,8 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     // The emulator's copies are memcpy on one core: smaller sizes keep a run to seconds.
     c.sweep_bytes = parse_byte_range(quick ? "4K:1M:x16" : "4K:16M:x4");
     c.latency_bytes = parse_byte_range(quick ? "4,1K,64K" : "4:1M:x16");
+    c.queued_copy_bytes = parse_byte_range(quick ? "4K,256K" : "4K:1M:x16");
+    c.queued_batch_bytes = 4ull << 20;
     c.device_copy_bytes = quick ? 1ull << 20 : 16ull << 20;
     c.peer_bytes = quick ? 1ull << 20 : 4ull << 20;
     c.kernels_per_sample = quick ? 100 : 1000;
@@ -66,6 +70,8 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
     c.flag_round_trips = full.flag_round_trips;
     c.kernels_per_sample = full.kernels_per_sample;
     c.dispatch_repeat = full.dispatch_repeat;
+    // Every chunk size a stream sweeps: the copy-engine designs' ceiling per chunk.
+    c.queued_copy_bytes = full.queued_copy_bytes;
   }
   return c;
 }
@@ -78,10 +84,13 @@ void validate(Backend& backend, const LinkConfig& config) {
   if (config.host_memory.empty()) throw UsageError("no host memory kind selected");
 
   const std::uint64_t largest = config.sweep_bytes.back();
+  for (std::uint64_t bytes : config.queued_copy_bytes)
+    if (bytes == 0) throw UsageError("a queued copy size must be at least 1 byte");
   for (int device : config.devices) {
     const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
     // Bidirectional copies hold a source and a destination of the largest size at once.
-    const std::uint64_t needed = std::max({2 * largest, 2 * config.device_copy_bytes, 2 * config.peer_bytes});
+    const std::uint64_t queued = config.queued_copy_bytes.empty() ? 0 : 2 * std::max(config.queued_batch_bytes, 4 * config.queued_copy_bytes.back());
+    const std::uint64_t needed = std::max({2 * largest, 2 * config.device_copy_bytes, 2 * config.peer_bytes, queued});
     if (needed > status.free_bytes)
       throw UsageError(fmt::format("the sweep's largest size ({}) needs {} on device {}, which has {} free",
                                    format_bytes(largest), format_bytes(needed), device,
@@ -139,6 +148,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"sweep", size_list(config.sweep_bytes)},
       {"host_memory", memory_list(config.host_memory)},
       {"latency_sizes", size_list(config.latency_bytes)},
+      {"queued_copy_sizes", size_list(config.queued_copy_bytes)},
       {"device_copy_bytes", static_cast<std::int64_t>(config.device_copy_bytes)},
       {"peer_bytes", static_cast<std::int64_t>(config.peer_bytes)},
       {"kernels_per_sample", static_cast<std::int64_t>(config.kernels_per_sample)},
@@ -149,7 +159,10 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
       {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
       {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
-      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round trip"},
+      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round "
+               "trip; and one thread's dependent reads of mapped memory, events, per read"},
+      {"copy_queue", "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
+                     "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
       {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
       {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
@@ -170,8 +183,10 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
     measure_copy_latency(run, device);
     measure_dispatch(run, device);
     measure_flag_round_trip(run, device);
+    measure_mapped_read_latency(run, device);
     measure_host_bandwidth(run, device);
     measure_zero_copy(run, device);
+    measure_queued_copies(run, device);
     measure_device_copy(run, device);
     add_ceilings(run, device);
   }

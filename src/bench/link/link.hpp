@@ -16,6 +16,8 @@ struct LinkConfig {
   std::vector<std::uint64_t> sweep_bytes;       // host <-> device bandwidth sizes
   std::vector<MemoryKind> host_memory{MemoryKind::pinned, MemoryKind::pageable, MemoryKind::mapped};
   std::vector<std::uint64_t> latency_bytes;     // small copies
+  std::vector<std::uint64_t> queued_copy_bytes; // copies queued back to back, per size
+  std::uint64_t queued_batch_bytes = 0;         // the bytes of one such batch, at most 1024 copies
   std::uint64_t device_copy_bytes = 0;
   std::uint64_t peer_bytes = 0;
   int kernels_per_sample = 1000;                // launch-rate and graph samples

@@ -138,9 +138,47 @@ void measure_flag_round_trip(LinkRun& run, int device) {
     const double seconds = seconds_between(t0, HostClock::now());
     if (i > warmup) trips.seconds.push_back(seconds);
   }
-  Row row = make_row("flag", {{"device", device}, {"round trips", run.config.flag_round_trips}}, Metric::latency, trips);
+  Row row = make_row("flag", {{"device", device}, {"what", "doorbell -> echo seen by the host"}, {"round trips", run.config.flag_round_trips}},
+                     Metric::latency, trips);
   row.note = "every echo matched its sequence number";
   run.profile_of(device).flag_round_trip_s = row.stats().median;
+  run.add(std::move(row));
+}
+
+void measure_mapped_read_latency(LinkRun& run, int device) {
+  if (!run.backend.capabilities().mapped_memory) {
+    run.skip("mapped read latency: the backend cannot map host memory into a device");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: mapped-memory read round trip", device));
+  // A chain through 4096 links a 128-byte line apart, in a scattered order, so
+  // no read can be served by the one before it or guessed by a prefetcher.
+  constexpr std::uint64_t links = 4096, stride = 16, reads = 2000;
+  auto stream = run.backend.make_stream(device);
+  Buffer chain = run.backend.allocate_host(MemoryKind::mapped, links * stride * sizeof(std::uint64_t));
+  Buffer last = run.backend.allocate_device(device, sizeof(std::uint64_t));
+  Buffer answer = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  auto* words = chain.as<std::uint64_t>();
+  constexpr std::uint64_t step = 2897;  // odd and prime to 4096: the chain visits every link
+  for (std::uint64_t i = 0; i < links; ++i) words[i * stride] = ((i + step) % links) * stride;
+  std::uint64_t expected = 0;
+  for (std::uint64_t r = 0; r < reads; ++r) expected = words[expected];
+
+  Trial trial{.prepare = [&] { stream->fill(last.data(), poison_byte, last.bytes()); },
+              .enqueue = [&](Stream& s) {
+                launch_mapped_read_chain(s, {chain.device_view_as<const std::uint64_t>(), reads, last.as<std::uint64_t>()});
+              },
+              .check = [&] {
+                stream->copy(answer.data(), last.data(), last.bytes());
+                stream->synchronize();
+                return *answer.as<std::uint64_t>() == expected;
+              }};
+  Measurement m = time_on_device(run.backend, *stream, run.config.latency_repeat, trial);
+  for (double& s : m.seconds) s /= static_cast<double>(reads);
+  Row row = make_row("flag", {{"device", device}, {"what", "mapped read round trip, per read"}, {"reads per sample", static_cast<std::int64_t>(reads)}},
+                     Metric::latency, m);
+  row.note = "one thread, each read's address from the read before";
+  run.profile_of(device).mapped_read_latency_s = row.stats().median;
   run.add(std::move(row));
 }
 

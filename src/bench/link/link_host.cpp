@@ -148,45 +148,51 @@ void measure_zero_copy(LinkRun& run, int device) {
   auto stream = run.backend.make_stream(device);
   const model::DeviceProfile& profile = run.profile_of(device);
   const double pcie = run.pcie_Bps(device);
-  for (std::uint64_t bytes : run.config.sweep_bytes) {
+  auto measure = [&](std::uint64_t bytes, const std::vector<Direction>& directions) {
     if (bytes % sizeof(Word128) != 0) {
       run.skip(fmt::format("zero-copy at {}: kernels move 16-byte words; use sizes that are multiples of 16",
                            format_bytes(bytes)));
-      continue;
+      return;
     }
     run.progress.step(fmt::format("device {}: zero-copy kernels, {}", device, format_bytes(bytes)));
     CopyBuffers b(run, *stream, MemoryKind::mapped, device, bytes, 20);
     const auto words = static_cast<std::int64_t>(bytes / sizeof(Word128));
-    for (const bool read : {true, false}) {
+    for (const Direction direction : directions) {
+      const bool reads = direction != Direction::d2h;
+      Buffer& destination = direction == Direction::h2d ? b.device_destination : b.host_destination;
+      const std::uint64_t expected = reads ? b.host_seed : b.device_seed;
       Trial t;
-      t.prepare = [&, read] { run.checker.poison(*stream, read ? b.device_destination : b.host_destination); };
-      t.enqueue = [&, read, words](Stream& s) {
-        const ZeroCopyCopy kernel = read ? ZeroCopyCopy{b.host_source.device_view_as<const Word128>(),
-                                                        b.device_destination.as<Word128>()}
-                                         : ZeroCopyCopy{b.device_source.as<const Word128>(),
-                                                        b.host_destination.device_view_as<Word128>()};
-        launch_zero_copy(s, kernel, words);
+      t.prepare = [&] { run.checker.poison(*stream, destination); };
+      t.enqueue = [&, reads, words](Stream& s) {
+        const Word128* from = reads ? b.host_source.device_view_as<const Word128>() : b.device_source.as<const Word128>();
+        Word128* to = direction == Direction::h2d ? b.device_destination.as<Word128>()
+                                                  : b.host_destination.device_view_as<Word128>();
+        launch_zero_copy(s, ZeroCopyCopy{from, to}, words);
       };
-      t.check = [&, read] {
-        return read ? run.checker.matches(*stream, b.device_destination, b.host_seed)
-                    : run.checker.matches(*stream, b.host_destination, b.device_seed);
-      };
+      t.check = [&, expected] { return run.checker.matches(*stream, destination, expected); };
+      const char* kernel = direction == Direction::h2d   ? "reads host"
+                           : direction == Direction::d2h ? "writes host"
+                                                         : "reads and writes host";
       Row row = make_row("zero_copy",
                          {{"device", device},
-                          {"kernel", read ? "reads host" : "writes host"},
-                          {"direction", read ? "h2d" : "d2h"},
+                          {"kernel", kernel},
+                          {"direction", direction == Direction::bidirectional ? "both, per direction" : to_string(direction)},
                           {"bytes", as_param(bytes)}},
                          Metric::rate, time_on_device(run.backend, *stream, run.config.bandwidth_repeat, t),
                          static_cast<double>(bytes));
       if (pcie > 0) {
         // A kernel's first access crosses PCIe like a small copy does: the same fixed cost.
-        const double latency = read ? profile.copy_engine_latency_h2d_s : profile.copy_engine_latency_d2h_s;
+        const double latency = direction == Direction::d2h ? profile.copy_engine_latency_d2h_s : profile.copy_engine_latency_h2d_s;
         row.model = model::transfer_Bps(static_cast<double>(bytes), latency, pcie);
-        row.model_basis = "copy latency (events) + bytes / " + run.pcie_basis(device);
+        row.model_basis = "copy latency (events) + bytes / " + run.pcie_basis(device) +
+                          (direction == Direction::bidirectional ? ", each way" : "");
       }
       run.add(std::move(row));
     }
-  }
+  };
+  // Reads, writes, and both at once: host memory in, host memory out, the
+  // path of every design that streams through the SMs.
+  for (std::uint64_t bytes : run.config.sweep_bytes) measure(bytes, {Direction::h2d, Direction::d2h, Direction::bidirectional});
 }
 
 namespace {
@@ -225,6 +231,7 @@ void add_ceilings(LinkRun& run, int device) {
       {"bandwidth", "mapped", "bidir", nullptr},
       {"zero_copy", "", "h2d", &profile.zero_copy_read_Bps},
       {"zero_copy", "", "d2h", &profile.zero_copy_write_Bps},
+      {"zero_copy", "", "both, per direction", &profile.zero_copy_both_Bps},
   };
   std::vector<Row> ceilings;
   for (const Series& s : series) {

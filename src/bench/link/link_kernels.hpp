@@ -74,10 +74,24 @@ struct FlagEcho {
   }
 };
 
+// One thread follows a chain of indices through mapped host memory: each read
+// needs the one before it, so the kernel's time is reads x one PCIe round trip.
+struct MappedReadChain {
+  const std::uint64_t* links;  // mapped: links[i] is the next index
+  std::uint64_t reads;
+  std::uint64_t* last;  // device memory: where the chain ended, for the host to check
+  FERRY_HD void operator()(std::int64_t) const {
+    std::uint64_t at = 0;
+    for (std::uint64_t r = 0; r < reads; ++r) at = load_relaxed_system(links + at);
+    *last = at;
+  }
+};
+
 // Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
 void launch_empty(Stream& stream);
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
+void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 
 }  // namespace ferry::link

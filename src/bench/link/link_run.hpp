@@ -29,6 +29,8 @@ struct LinkRun {
 void measure_copy_latency(LinkRun& run, int device);
 void measure_dispatch(LinkRun& run, int device);
 void measure_flag_round_trip(LinkRun& run, int device);
+void measure_mapped_read_latency(LinkRun& run, int device);
+void measure_queued_copies(LinkRun& run, int device);
 void measure_host_bandwidth(LinkRun& run, int device);
 void measure_zero_copy(LinkRun& run, int device);
 void add_ceilings(LinkRun& run, int device);
