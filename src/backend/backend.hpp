@@ -63,6 +63,10 @@ class Graph {
  public:
   virtual ~Graph() = default;
   virtual std::size_t operations() const = 0;
+  // Points the graph's copy number `index` (in the order they were captured)
+  // at other memory of the same kinds, for replays from now on: one graph
+  // serves a stream of chunks without being captured again.
+  virtual void retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) = 0;
 };
 
 // What one device can do with backend/launch.hpp's launch options.

@@ -48,8 +48,15 @@ CudaStream::CudaStream(int device) : device_(device) {
 
 CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }
 
+void CudaGraph::retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) {
+  if (index >= copies_.size())
+    throw RuntimeFailure(fmt::format("the graph has {} copies, so no copy {}", copies_.size(), index));
+  FERRY_CUDA(cudaGraphExecMemcpyNodeSetParams1D(exec_, copies_[index], destination, source, bytes, cudaMemcpyDefault));
+}
+
 void CudaStream::copy(void* destination, const void* source, std::size_t bytes) {
   use_device(device_);
+  if (capturing_) captured_copies_.emplace_back(destination, source);
   FERRY_CUDA(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream_));
 }
 
@@ -100,12 +107,33 @@ void CudaStream::synchronize() {
 void CudaStream::begin_capture() {
   use_device(device_);
   FERRY_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  capturing_ = true;
+  captured_copies_.clear();
 }
 
 std::unique_ptr<Graph> CudaStream::end_capture() {
   auto graph = std::make_unique<CudaGraph>();
+  capturing_ = false;
   FERRY_CUDA(cudaStreamEndCapture(stream_, &graph->graph_));
   FERRY_CUDA(cudaGraphGetNodes(graph->graph_, nullptr, &graph->nodes_));
+  // The graph does not keep capture order; each copy node is found by the
+  // memory it was captured with.
+  std::vector<cudaGraphNode_t> nodes(graph->nodes_);
+  FERRY_CUDA(cudaGraphGetNodes(graph->graph_, nodes.data(), &graph->nodes_));
+  for (const auto& [destination, source] : std::exchange(captured_copies_, {})) {
+    for (cudaGraphNode_t& node : nodes) {
+      if (node == nullptr) continue;
+      cudaGraphNodeType type{};
+      FERRY_CUDA(cudaGraphNodeGetType(node, &type));
+      if (type != cudaGraphNodeTypeMemcpy) continue;
+      cudaMemcpy3DParms params{};
+      FERRY_CUDA(cudaGraphMemcpyNodeGetParams(node, &params));
+      if (params.dstPtr.ptr != destination || params.srcPtr.ptr != source) continue;
+      graph->copies_.push_back(node);
+      node = nullptr;  // taken: a second copy between the same buffers is the next such node
+      break;
+    }
+  }
   FERRY_CUDA(cudaGraphInstantiate(&graph->exec_, graph->graph_, 0));
   FERRY_CUDA(cudaGraphUpload(graph->exec_, stream_));
   return graph;

@@ -1,5 +1,7 @@
 #pragma once
 #include <exception>
+#include <utility>
+#include <vector>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/cuda_check.hpp"
@@ -23,12 +25,14 @@ class CudaGraph final : public Graph {
  public:
   ~CudaGraph() override;
   std::size_t operations() const override { return nodes_; }
+  void retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) override;
 
  private:
   friend class CudaStream;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   std::size_t nodes_ = 0;
+  std::vector<cudaGraphNode_t> copies_;  // the copy nodes, in capture order
 };
 
 class CudaStream final : public Stream {
@@ -55,6 +59,8 @@ class CudaStream final : public Stream {
 
   int device_;
   std::exception_ptr host_failure_;  // from a host function, rethrown by synchronize
+  bool capturing_ = false;
+  std::vector<std::pair<void*, const void*>> captured_copies_;  // destination, source
   cudaStream_t stream_ = nullptr;
 };
 

@@ -1,5 +1,7 @@
 #include "backend/emu/emu_stream.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <utility>
 
@@ -83,8 +85,24 @@ void EmuStream::submit(Operation operation) {
   work_cv_.notify_one();
 }
 
+namespace {
+Operation copy_operation(void* destination, const void* source, std::size_t bytes) {
+  return [=] { std::memcpy(destination, source, bytes); };
+}
+}  // namespace
+
+void EmuGraph::retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) {
+  if (index >= copies_.size())
+    throw RuntimeFailure(fmt::format("emu: the graph has {} copies, so no copy {}", copies_.size(), index));
+  operations_[copies_[index]] = copy_operation(destination, source, bytes);
+}
+
 void EmuStream::copy(void* destination, const void* source, std::size_t bytes) {
-  submit([=] { std::memcpy(destination, source, bytes); });
+  {
+    std::lock_guard lock(mutex_);
+    if (capturing_) captured_copies_.push_back(captured_.size());
+  }
+  submit(copy_operation(destination, source, bytes));
 }
 
 void EmuStream::fill(void* destination, std::uint8_t byte, std::size_t bytes) {
@@ -118,21 +136,23 @@ void EmuStream::begin_capture() {
   if (capturing_) throw RuntimeFailure("emu: the stream is already being captured");
   capturing_ = true;
   captured_.clear();
+  captured_copies_.clear();
 }
 
 std::unique_ptr<Graph> EmuStream::end_capture() {
   std::lock_guard lock(mutex_);
   if (!capturing_) throw RuntimeFailure("emu: end_capture without begin_capture");
   capturing_ = false;
-  return std::make_unique<EmuGraph>(std::exchange(captured_, {}));
+  return std::make_unique<EmuGraph>(std::exchange(captured_, {}), std::exchange(captured_copies_, {}));
 }
 
 void EmuStream::replay(const Graph& graph) {
   const auto& g = dynamic_cast<const EmuGraph&>(graph);
   // One queue entry for the whole graph: like a graph launch, one submission.
-  const std::vector<Operation>* operations = &g.list();
-  submit([operations] {
-    for (const Operation& op : *operations) op();
+  // It holds the operations as they are now, so a copy retargeted after this
+  // call changes the next replay, not this one (as on CUDA).
+  submit([operations = g.list()] {
+    for (const Operation& op : operations) op();
   });
 }
 

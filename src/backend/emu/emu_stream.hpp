@@ -16,12 +16,15 @@ using Operation = std::function<void()>;
 
 class EmuGraph final : public Graph {
  public:
-  explicit EmuGraph(std::vector<Operation> operations) : operations_(std::move(operations)) {}
+  EmuGraph(std::vector<Operation> operations, std::vector<std::size_t> copies)
+      : operations_(std::move(operations)), copies_(std::move(copies)) {}
   std::size_t operations() const override { return operations_.size(); }
+  void retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) override;
   const std::vector<Operation>& list() const { return operations_; }
 
  private:
   std::vector<Operation> operations_;
+  std::vector<std::size_t> copies_;  // which operations are copies, in capture order
 };
 
 // Records are numbered; a wait or synchronize waits for the number that was
@@ -77,6 +80,7 @@ class EmuStream final : public Stream {
   std::exception_ptr failure_;
   bool capturing_ = false;
   std::vector<Operation> captured_;
+  std::vector<std::size_t> captured_copies_;
   std::thread worker_;
 };
 
