@@ -4,7 +4,8 @@
 # and CSV. Writes at most 8 files under $OUT (or ./evidence).
 # Usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [extra `ferry run WORKLOAD` options]
 #   link:    `ferry run link` and `ferry probe` (the machine profile)
-#   stream:  `ferry run stream` and `ferry tune stream --latency $TUNE_LATENCY` (default 44us)
+#   stream:  `ferry run stream` and `ferry tune stream --latency L` for each L of $TUNE_LATENCIES (default
+#            "40us 20us") over $TUNE_DESIGNS (default all)
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
 #   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
 #   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
@@ -29,11 +30,15 @@ case "$workload" in
     tail -2 "$out/probe.txt"
     ;;
   stream)
-    $ferry run stream -q --json "$out/stream.json" --csv "$out/stream.csv" "$@" > "$out/stream.txt" ||
-      { tail -40 "$out/stream.txt"; exit 1; }
+    cat "$out/nvidia-smi.txt" "$out/build.log" > "$out/machine.txt" && rm "$out/nvidia-smi.txt" "$out/build.log"
+    $ferry run stream -q --json "$out/stream.json" "$@" > "$out/stream.txt" || { tail -40 "$out/stream.txt"; exit 1; }
     sed -n '/^Designs side by side/,$p' "$out/stream.txt"
-    $ferry tune stream -q --latency "${TUNE_LATENCY:-44us}" --json "$out/tune.json" > "$out/tune.txt" || true
-    sed -n '/^The configuration/,$p' "$out/tune.txt"
+    # The two latency targets, each searched over the designs that can meet them (TUNE_DESIGNS).
+    for target in ${TUNE_LATENCIES:-40us 20us}; do
+      $ferry tune stream -q --latency "$target" --design "${TUNE_DESIGNS:-all}" --json "$out/tune-$target.json" \
+        > "$out/tune-$target.txt" || true
+      sed -n '/^The configuration/,$p' "$out/tune-$target.txt"
+    done
     ;;
   overlap)
     $ferry run overlap -q --json "$out/overlap.json" --trace "$out/trace.json" "$@" > "$out/overlap.txt" ||

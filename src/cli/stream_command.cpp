@@ -34,10 +34,10 @@ struct StreamOptions {
 void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   add_run_options(command, o.run);
   command.add_option("--design", o.designs,
-                     "offload, chunked, zerocopy, pipeline, persistent, a comma list, or all (default all)");
+                     "offload, chunked, zerocopy, pipeline, persistent, graph, fused, a comma list, or all (default all)");
   command.add_option("--total", o.total, tuning ? "bytes in the stream (default 256M on a GPU)"
                                                 : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
-  command.add_option("--chunks", o.chunks, tuning ? "chunk sizes to search, e.g. 16K:16M:x4"
+  command.add_option("--chunks", o.chunks, tuning ? "chunk sizes to search (default 16K:4M:x2 on a GPU)"
                                                   : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
   command.add_option("--depth", o.depths, tuning ? "depths to search (default 1,2,4,8)"
                                                  : "chunks in flight at once, or a list to sweep (default 4)");
@@ -63,7 +63,8 @@ stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o,
     c.depths = {1, 2, 4, 8};
     if (backend.capabilities().gpu_timings) {
       c.total_bytes = 256ull << 20;
-      c.chunk_bytes = parse_byte_range("16K:16M:x4");
+      // Steps of 2: Little's law puts a latency target's best point at depth x chunk, which x4 steps would straddle.
+      c.chunk_bytes = parse_byte_range("16K:4M:x2");
     }
   }
   if (!o.designs.empty() && o.designs != "all") {

@@ -64,6 +64,47 @@ TEST(StreamModel, PipelineLatencyGrowsWithItsStages) {
   EXPECT_DOUBLE_EQ(six.latency_s - three.latency_s, 3 * 4e-6 + 3 * 4096 / 1200e9) << "three more launches and kernels";
 }
 
+TEST(StreamModel, WithChunksInFlightLatencyIsBoundByLittlesLaw) {
+  // 1 MiB at depth 4 through PCIe both ways at 40 GB/s: each chunk waits behind three others.
+  const double chunk = 1 << 20;
+  const Prediction p = predict({Design::chunked, 1 << 20, 4}, config(), ceilings());
+  EXPECT_DOUBLE_EQ(p.ceiling_Bps, 40e9);
+  EXPECT_DOUBLE_EQ(p.latency_s, 4 * chunk / 40e9);
+  EXPECT_GT(p.latency_s, p.path_s);
+  EXPECT_EQ(p.latency_basis, "depth 4 x chunk / PCIe both ways (bidir/2)");
+  const Prediction alone = predict({Design::chunked, 1 << 20, 1}, config(), ceilings());
+  EXPECT_DOUBLE_EQ(alone.latency_s, alone.path_s) << "depth 1: nothing to wait behind";
+  EXPECT_DOUBLE_EQ(alone.latency_s, p.path_s);
+}
+
+TEST(StreamModel, CopyEngineDesignsReadTheQueuedCopiesAtTheirChunkSize) {
+  Ceilings c = ceilings();
+  // A pair of 64 KiB copies (one each way) every 4 us; 1 MiB pairs every 40 us.
+  c.link.queued_both_ways = {{64 << 10, 4e-6}, {1 << 20, 40e-6}};
+  const Prediction small = predict({Design::graph, 64 << 10, 8}, config(), c);
+  EXPECT_DOUBLE_EQ(small.ceiling_Bps, (64 << 10) / 4e-6);
+  EXPECT_EQ(small.ceiling_basis, "copies queued both ways at once, at this size");
+  const Prediction between = predict({Design::graph, 256 << 10, 8}, config(), c);
+  EXPECT_DOUBLE_EQ(between.ceiling_Bps, (256 << 10) / (4e-6 + 36e-6 * (192.0 / 960.0))) << "linear between the sizes";
+}
+
+TEST(StreamModel, TheGraphDesignPaysOneHostCallPerChunk) {
+  const Prediction graph = predict({Design::graph, 16 << 10, 8}, config(), ceilings());
+  EXPECT_DOUBLE_EQ(graph.ceiling_Bps, (16 << 10) / 4e-6);
+  EXPECT_EQ(graph.ceiling_basis, "host: a graph launch per chunk");
+}
+
+TEST(StreamModel, TheFusedDesignPaysAFlagRoundTripAndOneMappedReadAndStreamsAtTheZeroCopyRate) {
+  Ceilings c = ceilings();
+  c.link.mapped_read_latency_s = 1e-6;
+  c.link.zero_copy_both_Bps = 30e9;
+  const Prediction p = predict({Design::fused, 256 << 10, 1}, config(), c);
+  EXPECT_DOUBLE_EQ(p.latency_s, 3e-6 + 1e-6 + (256 << 10) / 30e9);
+  EXPECT_EQ(p.ceiling_basis, "zero-copy read while writing");
+  const Prediction deep = predict({Design::fused, 256 << 10, 4}, config(), c);
+  EXPECT_DOUBLE_EQ(deep.throughput_Bps, 30e9) << "no host calls: only the link binds";
+}
+
 TEST(StreamModel, NoModelWhenTheProfileLacksAFigure) {
   Ceilings c = ceilings();
   c.link.zero_copy_read_Bps = 0;

@@ -90,20 +90,20 @@ void add_summary(WorkloadResult& result, const std::vector<MeasuredPoint>& point
 void add_flag_comparison(WorkloadResult& result, const std::vector<MeasuredPoint>& points, double flag_s,
                          const std::string& profile_origin) {
   if (!(flag_s > 0)) return;
-  // The smallest chunk the sweep has, at the depth that gives it the lowest latency.
+  // The smallest chunk the sweep has, at its smallest depth, by the design with the lowest latency there.
   const MeasuredPoint* chosen = nullptr;
-  for (const auto& p : points) {
-    if (p.point.design != Design::persistent) continue;
-    if (!chosen || p.point.chunk_bytes < chosen->point.chunk_bytes ||
-        (p.point.chunk_bytes == chosen->point.chunk_bytes && p.latency.value() < chosen->latency.value()))
-      chosen = &p;
-  }
+  auto before = [](const MeasuredPoint& a, const MeasuredPoint& b) {
+    if (a.point.chunk_bytes != b.point.chunk_bytes) return a.point.chunk_bytes < b.point.chunk_bytes;
+    if (a.point.depth != b.point.depth) return a.point.depth < b.point.depth;
+    return a.latency.value() < b.latency.value();
+  };
+  for (const auto& p : points)
+    if (p.point.design != Design::offload && (!chosen || before(p, *chosen))) chosen = &p;
   if (!chosen) return;
-  result.notes.push_back(fmt::format("persistent at {} chunks, depth {}: median {:.2f} us = {:.2f}x the flag round trip "
-                                     "({:.2f} us, {})",
-                                     format_bytes(chosen->point.chunk_bytes), chosen->point.depth,
-                                     to_us(chosen->latency.value()), chosen->latency.value() / flag_s, to_us(flag_s),
-                                     profile_origin));
+  result.notes.push_back(fmt::format("lowest latency at the smallest chunk: {}: median {:.2f} us = {:.2f}x the flag round "
+                                     "trip ({:.2f} us, {})",
+                                     point_name(chosen->point), to_us(chosen->latency.value()),
+                                     chosen->latency.value() / flag_s, to_us(flag_s), profile_origin));
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ enum class Design {
   zerocopy,    // per chunk: one kernel reading and writing mapped host memory
   pipeline,    // per chunk: copy in, `stages` kernels, copy out
   persistent,  // producer, stages and consumer launched once; chunks pass by flags
+  graph,       // per chunk: one launch of a graph (copy in, kernel, copy out, flag) from a ring of them
+  fused,       // launched once; each team reads, runs every stage and writes its slice: a doorbell per ring slot
 };
 
 const std::vector<Design>& all_designs();

@@ -99,7 +99,12 @@ PointMeasurement StreamBench::measure(const Point& point) {
 }
 
 Pass StreamBench::stream_once(const Point& point, std::uint64_t chunks) {
-  return point.design == Design::persistent ? persistent(point, chunks) : launch_per_chunk(point, chunks);
+  switch (point.design) {
+    case Design::persistent: return persistent(point, chunks);
+    case Design::graph: return graph_ring(point, chunks);
+    case Design::fused: return fused(point, chunks);
+    default: return launch_per_chunk(point, chunks);
+  }
 }
 
 Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
@@ -165,38 +170,48 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   // Chunk c is visible once its slot's event completed, or for zero-copy once the slot's flag shows it.
   auto await = [&](std::uint64_t c) {
     const std::uint64_t k = c % slots.size();
-    if (!zerocopy) {
-      slots[k].done->synchronize();
-      return;
-    }
-    const auto start = HostClock::now();
-    HostPoll poll;
-    while (load_acquire_system(finished_chunks.as<std::uint64_t>() + k * flag_stride) != c + 1) {
-      poll.idle();
-      if (seconds_between(start, HostClock::now()) > completion_timeout_s)
-        throw RuntimeFailure(fmt::format("zerocopy: chunk {} did not report completion within {} s", c, completion_timeout_s));
-    }
+    if (zerocopy) wait_for_flag(finished_chunks.as<std::uint64_t>() + k * flag_stride, c + 1, completion_timeout_s, "zerocopy", c);
+    else slots[k].done->synchronize();
   };
+  Pass pass = closed_loop(chunks, slots.size(), [&](std::uint64_t c) { enqueue(c, slots[c % slots.size()]); }, await);
+  for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its kernel ends
+  return pass;
+}
 
+Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::function<void(std::uint64_t)>& hand_over,
+                 const std::function<void(std::uint64_t)>& await) {
   std::vector<HostClock::time_point> ready(chunks);
   Pass pass;
   pass.latency_s.resize(chunks);
   HostClock::time_point last_visible{};
-  // In order, as a consumer of the results would.
   auto consume = [&](std::uint64_t c) {
     await(c);
     last_visible = HostClock::now();
     pass.latency_s[c] = seconds_between(ready[c], last_visible);
   };
   for (std::uint64_t c = 0; c < chunks; ++c) {
-    if (c >= slots.size()) consume(c - slots.size());
+    if (c >= in_flight) consume(c - in_flight);
     ready[c] = HostClock::now();
-    enqueue(c, slots[c % slots.size()]);
+    hand_over(c);
   }
-  for (std::uint64_t c = chunks - std::min<std::uint64_t>(chunks, slots.size()); c < chunks; ++c) consume(c);
+  for (std::uint64_t c = chunks - std::min(chunks, in_flight); c < chunks; ++c) consume(c);
   pass.wall_s = seconds_between(ready.front(), last_visible);
-  for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its kernel ends
   return pass;
+}
+
+void wait_for_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s, std::string_view design,
+                   std::uint64_t chunk, const std::uint64_t* failure,
+                   const std::function<std::string(std::uint64_t)>& failure_text) {
+  if (load_acquire_system(flag) >= value) return;
+  const auto start = HostClock::now();
+  HostPoll poll;
+  while (load_acquire_system(flag) < value) {
+    poll.idle();
+    const std::uint64_t failed = failure ? load_acquire_system(failure) : no_failure;
+    if (failed != no_failure || seconds_between(start, HostClock::now()) > timeout_s)
+      throw RuntimeFailure(fmt::format("{}: chunk {} did not report completion within {} s{}", design, chunk, timeout_s,
+                                       failed != no_failure && failure_text ? failure_text(failed) : ""));
+  }
 }
 
 }  // namespace ferry::stream

@@ -15,8 +15,8 @@
 namespace ferry::stream {
 
 const std::vector<Design>& all_designs() {
-  static const std::vector<Design> all = {Design::offload, Design::chunked, Design::zerocopy, Design::pipeline,
-                                          Design::persistent};
+  static const std::vector<Design> all = {Design::offload,    Design::chunked, Design::zerocopy, Design::pipeline,
+                                          Design::persistent, Design::graph,   Design::fused};
   return all;
 }
 
@@ -27,6 +27,8 @@ std::string_view to_string(Design design) {
     case Design::zerocopy: return "zerocopy";
     case Design::pipeline: return "pipeline";
     case Design::persistent: return "persistent";
+    case Design::graph: return "graph";
+    case Design::fused: return "fused";
   }
   return "?";
 }
@@ -38,7 +40,7 @@ Design design_from_string(std::string_view name) {
                                join(all_designs(), ", ", [](Design d) { return std::string(to_string(d)); })));
 }
 
-bool uses_mapped_memory(Design design) { return design == Design::zerocopy || design == Design::persistent; }
+bool uses_mapped_memory(Design design) { return design != Design::offload && design != Design::chunked && design != Design::pipeline; }
 
 StreamConfig StreamConfig::defaults(const Capabilities& capabilities, bool quick) {
   StreamConfig c;
@@ -91,6 +93,7 @@ void validate(Backend& backend, const StreamConfig& config) {
     const std::uint64_t per_design = d == Design::offload      ? config.total_bytes
                                      : d == Design::chunked    ? depth * chunk
                                      : d == Design::pipeline   ? 2 * depth * chunk
+                                     : d == Design::graph      ? depth * chunk
                                      : d == Design::persistent ? persistent_ring_bytes(config.stages, chunk)
                                                                : 0;
     needed = std::max(needed, per_design);

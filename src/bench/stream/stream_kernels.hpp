@@ -166,7 +166,10 @@ struct PersistentPipeline {
   FERRY_HD Wait wait_for_chunk(const std::uint64_t* counter, std::uint64_t c) const {
     std::uint64_t since = 0;
     for (int polls = 1;; ++polls) {
-      const std::uint64_t value = from_host ? load_acquire_system(counter) : load_acquire_device(counter);
+      // Relaxed polls, one fence once the value has come: an acquire of host
+      // memory per poll fences the multiprocessor against its teams' writes.
+      const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
+      if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) fence_acquire_system();
       if ((value & ~shutdown_bit) > c) return Wait::go;
       if (value & shutdown_bit) return Wait::shut_down;
       if (polls % polls_per_clock_read == 0 && out_of_time(since)) return Wait::timed_out;

@@ -1,4 +1,5 @@
 #include "backend/launch.hpp"
+#include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
 
 namespace ferry::stream {
@@ -14,5 +15,13 @@ void launch_zero_copy_chunk(Stream& stream, const ZeroCopyChunk& kernel, int tea
 void launch_persistent(Stream& stream, const PersistentPipeline& kernel) {
   parallel_teams(stream, (kernel.stages + 2) * kernel.teams_per_role, kernel, Residency::all_at_once);
 }
+
+void launch_fused(Stream& stream, const FusedStream& kernel) {
+  parallel_teams(stream, kernel.groups * kernel.teams_per_group, kernel, Residency::all_at_once);
+}
+
+int fused_resident_teams(Stream& stream) { return resident_teams(stream, FusedStream{}); }
+
+void launch_raise_slot_flag(Stream& stream, const RaiseSlotFlag& kernel) { parallel_for(stream, 1, kernel); }
 
 }  // namespace ferry::stream

@@ -12,15 +12,21 @@ namespace ferry::stream {
 struct Prediction {
   double latency_s = 0;
   std::string latency_basis;
-  double throughput_Bps = 0;  // input bytes per second
+  double throughput_Bps = 0;     // input bytes per second
   std::string throughput_basis;  // the term that binds
+  double path_s = 0;             // one chunk alone: fixed costs + its bytes through each step
+  double ceiling_Bps = 0;        // the least of the rate limits, whatever the depth
+  std::string ceiling_basis;
 };
 
-// Latency >= fixed overheads (launch and completion, copy set-up, or the flag
-// round trip) + the chunk through each of its stages one after another (the
-// persistent pipeline's stages overlap: there, the slowest of them).
-// Throughput <= min(the link both ways at once, compute, host calls per chunk,
-// depth x chunk / latency) -- the last is Little's law.
+// A chunk alone takes its path: fixed overheads (launch and completion, copy
+// set-up, or the flag round trip and a mapped read) + the chunk through each
+// step one after another (steps that stream through the SMs overlap: there,
+// the slowest of them). The stream's ceiling is the least of the link both
+// ways at once (queued copies, or zero-copy read-while-write), compute, and
+// the host's calls per chunk.
+// With `depth` chunks in flight (Little's law), latency >= max(path,
+// depth x chunk / ceiling) and throughput <= min(ceiling, depth x chunk / path).
 Prediction predict(const Point& point, const StreamConfig& config, const Ceilings& ceilings);
 
 }  // namespace ferry::stream

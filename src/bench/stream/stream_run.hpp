@@ -1,7 +1,9 @@
 #pragma once
 // What the parts of one `stream` run share. Internal to bench/stream.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -9,18 +11,27 @@
 
 namespace ferry::stream {
 
-// The host's poll loops give way to other threads only now and then: a yield
-// is a system call, and one per poll would delay noticing the flag by about a
-// microsecond; never yielding would starve the emulator's threads on a small machine.
+// The host's poll loops give way to other threads only on a small machine,
+// and only now and then: a yield is a system call, which delays noticing the
+// flag by about a microsecond; never yielding would starve the emulator's
+// threads on two cores.
 class HostPoll {
  public:
   void idle() {
-    if (++idle_polls_ % 64 == 0) std::this_thread::yield();
+    static const bool few_cores = std::thread::hardware_concurrency() <= 4;
+    if (few_cores && ++idle_polls_ % 64 == 0) std::this_thread::yield();
   }
 
  private:
   unsigned idle_polls_ = 0;
 };
+
+// Spins until *flag >= value; throws RuntimeFailure after `timeout_s`, naming
+// the design and the chunk, or as soon as *failure (when given) reports a team
+// that gave up, with `failure_text` of it.
+void wait_for_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s, std::string_view design,
+                   std::uint64_t chunk, const std::uint64_t* failure = nullptr,
+                   const std::function<std::string(std::uint64_t)>& failure_text = {});
 
 // The stream's input words for one seed, and the count of output words that
 // differ from the host's own computation of them: on host threads.
@@ -43,6 +54,12 @@ struct Pass {
   double wall_s = 0;              // first chunk ready -> last chunk visible
 };
 
+// The host's closed loop: `in_flight` chunks handed over at once, chunk
+// c + in_flight handed over as soon as chunk c is back, results awaited in
+// order. hand_over(c) starts chunk c; await(c) returns once its output is visible.
+Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::function<void(std::uint64_t)>& hand_over,
+                 const std::function<void(std::uint64_t)>& await);
+
 struct PointMeasurement {
   std::vector<double> latency_s;  // every chunk of every timed iteration
   std::vector<double> wall_s;     // one per timed iteration
@@ -60,11 +77,14 @@ class StreamBench {
 
   std::uint64_t chunks_of(const Point& point) const;
   int persistent_teams(std::uint64_t chunk_bytes) const;
+  int fused_teams_per_group(std::uint64_t chunk_bytes, int groups, int resident) const;
 
  private:
   Pass stream_once(const Point& point, std::uint64_t chunks);
   Pass launch_per_chunk(const Point& point, std::uint64_t chunks);  // offload, chunked, zerocopy, pipeline
   Pass persistent(const Point& point, std::uint64_t chunks);
+  Pass graph_ring(const Point& point, std::uint64_t chunks);
+  Pass fused(const Point& point, std::uint64_t chunks);
   void prepare(std::uint64_t seed);                 // fresh input, poisoned output
   std::uint64_t wrong_words(std::uint64_t seed) const;
 

@@ -1,0 +1,105 @@
+// The fused design's host side: launch the kernel once, ring slot c % depth's
+// doorbell for chunk c, poll the done flags of its teams, shut it down.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/stream/stream_fused_kernels.hpp"
+#include "bench/stream/stream_run.hpp"
+#include "core/error.hpp"
+
+namespace ferry::stream {
+namespace {
+
+constexpr double host_timeout_s = 10.0;                         // no chunk back for this long: the kernel is stuck
+constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
+// A team's share of a chunk: 16 KiB, as a zerocopy team's, so a 256 KiB chunk
+// keeps 16 multiprocessors' reads in flight and a 4 KiB chunk is one team's
+// single wave of loads.
+constexpr std::uint64_t quads_per_team = 1024;
+
+}  // namespace
+
+int StreamBench::fused_teams_per_group(std::uint64_t chunk_bytes, int groups, int resident) const {
+  const auto wanted = static_cast<int>(std::min<std::uint64_t>(
+      1 << 20, (chunk_bytes / quad_bytes + quads_per_team - 1) / quads_per_team));
+  // Two teams per multiprocessor at most: more only add pollers.
+  const int most = std::min(resident, 2 * multiprocessors_) / groups;
+  return std::clamp(wanted, 1, std::max(1, most));
+}
+
+Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
+  const int slots = static_cast<int>(std::min(static_cast<std::uint64_t>(point.depth), chunks));
+  auto stream = backend_.make_stream(config_.device);
+  const int resident = fused_resident_teams(*stream);
+  const int groups = std::min(slots, resident);
+  const int teams = fused_teams_per_group(point.chunk_bytes, groups, resident);
+
+  // Per group: the doorbell as its first team saw it.
+  Buffer relay = backend_.allocate_device(config_.device, static_cast<std::size_t>(groups) * sizeof(std::uint64_t));
+  stream->fill(relay.data(), 0, relay.bytes());
+  stream->synchronize();
+  // Doorbells (per slot), done flags (per slot and team) and the failure word, each on its own line.
+  const std::uint64_t flags = static_cast<std::uint64_t>(slots) * (1 + teams) + 1;
+  const std::uint64_t shared_words = flags * flag_stride;
+  Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
+  std::fill_n(shared.as<std::uint64_t>(), shared_words, 0);
+  std::uint64_t* doorbells = shared.as<std::uint64_t>();
+  std::uint64_t* done = doorbells + slots * flag_stride;
+  std::uint64_t* failure = done + slots * teams * flag_stride;
+  auto* view = shared.device_view_as<std::uint64_t>();
+
+  launch_fused(*stream, FusedStream{
+                            .stages = config_.stages,
+                            .rounds = config_.rounds_per_stage(),
+                            .slots = slots,
+                            .groups = groups,
+                            .teams_per_group = teams,
+                            .chunk_quads = point.chunk_bytes / quad_bytes,
+                            .total_quads = config_.total_bytes / quad_bytes,
+                            .input = input_.device_view_as<const Quad>(),
+                            .output = output_.device_view_as<Quad>(),
+                            .doorbells = view,
+                            .done = view + slots * flag_stride,
+                            .relay = relay.as<std::uint64_t>(),
+                            .failure = view + (slots * (1 + teams)) * flag_stride,
+                            .timeout_ns = kernel_timeout_ns,
+                        });
+
+  // However the pass ends, every slot is told to shut down and the kernel awaited.
+  struct Shutdown {
+    std::uint64_t* doorbells;
+    int slots;
+    Stream& stream;
+    bool sent = false;
+    void send() {
+      if (sent) return;
+      sent = true;
+      for (int k = 0; k < slots; ++k) store_release_system(doorbells + k * flag_stride, shutdown_bit);
+      stream.synchronize();
+    }
+    ~Shutdown() {
+      try {
+        send();
+      } catch (...) {
+      }
+    }
+  } shutdown{doorbells, slots, *stream};
+
+  auto failure_text = [&](std::uint64_t failed) {
+    const auto team = static_cast<int>(failed - 1);
+    return fmt::format(" (group {} team {} gave up waiting for its doorbell)", team / teams, team % teams);
+  };
+  Pass pass = closed_loop(
+      chunks, static_cast<std::uint64_t>(slots),
+      [&](std::uint64_t c) { store_release_system(doorbells + (c % slots) * flag_stride, c + 1); },
+      [&](std::uint64_t c) {
+        const std::uint64_t* flags_of_slot = done + (c % slots) * teams * flag_stride;
+        for (int b = 0; b < teams; ++b)
+          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, host_timeout_s, "fused", c, failure, failure_text);
+      });
+  shutdown.send();
+  return pass;
+}
+
+}  // namespace ferry::stream
