@@ -119,3 +119,11 @@ def test_the_ferry_command_forwards_report_to_this_package(emulator_results, tmp
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "ferry report: wrote" in done.stdout and 'id="plot-dispatch-ladder"' in out.read_text()
+
+
+def test_the_stream_frontier_keeps_only_points_no_other_beats_on_both_figures():
+    from ferry.sections.stream import frontier
+    # (throughput, latency): (10, 5) is beaten by (20, 4); (15, 9) by (30, 8).
+    points = [(10, 5), (20, 4), (30, 8), (15, 9), (40, 20)]
+    assert frontier(points) == [(20, 4), (30, 8), (40, 20)]
+    assert frontier([]) == []

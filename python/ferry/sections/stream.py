@@ -6,7 +6,7 @@ from .. import html, plots
 from ..text import format_bytes, format_value
 from .common import run_notes, series_per_file, sources
 
-DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent"]
+DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent", "graph", "fused"]
 
 
 def render(entries: list) -> str:
@@ -39,6 +39,7 @@ def _latency_vs_throughput(series: list) -> str:
     fig, axes = plots.panels(len(depths), width_each=5.2, height=4.0)
     for ax, depth in zip(axes, depths):
         designs = set()
+        bounds = []
         for i, (s, points) in enumerate(zip(series, per_series)):
             for (design, d), line in sorted(points.items(), key=lambda kv: _order(kv[0][0])):
                 if d != depth and design != "offload":
@@ -50,21 +51,36 @@ def _latency_vs_throughput(series: list) -> str:
                 bound = [(t.model, r.model) for _, r, t in line if t.model and r.model]
                 if bound:
                     ax.plot([b[0] for b in bound], [b[1] for b in bound], linestyle=":", linewidth=1, color=colour)
+                    if i == 0:
+                        bounds += bound
                 if i == 0:
                     for chunk, r, t in (line[0], line[-1]) if len(line) > 1 else (line[0],):
                         ax.annotate(format_bytes(chunk), (t.value, r.value), fontsize=6.5, xytext=(3, -8),
                                     textcoords="offset points", color=colour)
+        edge = frontier(bounds)
+        if edge:
+            ax.plot([b[0] for b in edge], [b[1] for b in edge], linestyle="--", linewidth=2, color="0.55", zorder=0)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{depth} chunk{'s' if depth != 1 else ''} in flight")
         ax.set_xlabel("throughput, GB/s (whole stream)")
         ax.set_ylabel("chunk latency, us (median)")
         plots.key_legend(ax, [(d, _order(d)) for d in sorted(designs, key=_order)], [s.label for s in series],
-                         [("model bound", ":")], loc="upper left")
+                         [("model bound", ":"), ("model frontier", "--")], loc="upper left")
     return html.figure("plot-stream-latency-throughput", plots.svg(fig, "plot-stream-latency-throughput"),
                        "Each line is one design over the chunk sizes (the smallest and largest chunk labelled; offload "
                        "is one chunk of the whole stream and appears in every panel). Lower right is better. Dotted, "
-                       "same colour: the model's bound, the least latency and the most throughput it allows.")
+                       "same colour: the model's bound, the least latency and the most throughput it allows. Dashed grey: the "
+                       "model's frontier, the least latency any design's bound allows at each throughput.")
+
+
+def frontier(points: list) -> list:
+    """The (throughput, latency) points no other point beats on both: by rising latency, each faster than all before."""
+    edge = []
+    for throughput, latency in sorted(points, key=lambda p: (p[1], -p[0])):
+        if not edge or throughput > edge[-1][0]:
+            edge.append((throughput, latency))
+    return edge
 
 
 def _order(design: str) -> int:
