@@ -42,6 +42,10 @@ std::vector<Point> points_of(const StreamConfig& config, const Capabilities& cap
       skipped.push_back(fmt::format("{}: the backend cannot map host memory into a device", to_string(design)));
       continue;
     }
+    if (design == Design::graph && !capabilities.graphs) {
+      skipped.push_back("graph: the backend has no graphs");
+      continue;
+    }
     if (design == Design::offload) {
       points.push_back({design, config.total_bytes, 1});
       continue;
