@@ -8,15 +8,15 @@
 
 namespace ferry::stream {
 
-// Launched once per pass. A ring of `slots` slots, each with its own doorbell
-// and done flag in mapped host memory: chunk c goes to slot c % slots and to
-// group c % groups of the teams (a group per slot, unless the device cannot
-// hold that many). The host rings the slot's doorbell with c + 1; each team of
-// the group reads its slice of the chunk from mapped input, runs every stage
-// in registers and writes mapped output, then raises its done flag for the
-// slot to c + 1; the chunk is back once every team's flag says so. No hand-off between teams, no
-// device buffer: one PCIe read and one PCIe write per word, as zerocopy, with
-// neither a launch nor a stream sync per chunk.
+// Launched once per pass. A ring of `slots` slots, each with a doorbell in
+// mapped host memory and a done flag per team: chunk c goes to slot c % slots
+// and to group c % groups of the teams (a group per slot, unless the device
+// cannot hold that many). The host rings the slot's doorbell with c + 1; each
+// team of the group reads its slice of the chunk from mapped input, runs
+// every stage in registers, writes mapped output and raises its done flag for
+// the slot to c + 1; the chunk is back once every team's flag says so. No
+// hand-off between teams, no device buffer: one PCIe read and one PCIe write
+// per word, as zerocopy, with neither a launch nor a stream sync per chunk.
 struct FusedStream {
   int stages;
   int rounds;
