@@ -148,16 +148,18 @@ void measure_zero_copy(LinkRun& run, int device) {
   auto stream = run.backend.make_stream(device);
   const model::DeviceProfile& profile = run.profile_of(device);
   const double pcie = run.pcie_Bps(device);
-  auto measure = [&](std::uint64_t bytes, const std::vector<Direction>& directions) {
+  for (std::uint64_t bytes : run.config.sweep_bytes) {
     if (bytes % sizeof(Word128) != 0) {
       run.skip(fmt::format("zero-copy at {}: kernels move 16-byte words; use sizes that are multiples of 16",
                            format_bytes(bytes)));
-      return;
+      continue;
     }
     run.progress.step(fmt::format("device {}: zero-copy kernels, {}", device, format_bytes(bytes)));
     CopyBuffers b(run, *stream, MemoryKind::mapped, device, bytes, 20);
     const auto words = static_cast<std::int64_t>(bytes / sizeof(Word128));
-    for (const Direction direction : directions) {
+    // Reads, writes, and both at once: host memory in, host memory out, the
+    // path of every design that streams through the SMs.
+    for (const Direction direction : {Direction::h2d, Direction::d2h, Direction::bidirectional}) {
       const bool reads = direction != Direction::d2h;
       Buffer& destination = direction == Direction::h2d ? b.device_destination : b.host_destination;
       const std::uint64_t expected = reads ? b.host_seed : b.device_seed;
@@ -189,10 +191,7 @@ void measure_zero_copy(LinkRun& run, int device) {
       }
       run.add(std::move(row));
     }
-  };
-  // Reads, writes, and both at once: host memory in, host memory out, the
-  // path of every design that streams through the SMs.
-  for (std::uint64_t bytes : run.config.sweep_bytes) measure(bytes, {Direction::h2d, Direction::d2h, Direction::bidirectional});
+  }
 }
 
 namespace {

@@ -67,24 +67,10 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
                         });
 
   // However the pass ends, every slot is told to shut down and the kernel awaited.
-  struct Shutdown {
-    std::uint64_t* doorbells;
-    int slots;
-    Stream& stream;
-    bool sent = false;
-    void send() {
-      if (sent) return;
-      sent = true;
-      for (int k = 0; k < slots; ++k) store_release_system(doorbells + k * flag_stride, shutdown_bit);
-      stream.synchronize();
-    }
-    ~Shutdown() {
-      try {
-        send();
-      } catch (...) {
-      }
-    }
-  } shutdown{doorbells, slots, *stream};
+  ShutdownOnExit shutdown([&] {
+    for (int k = 0; k < slots; ++k) store_release_system(doorbells + k * flag_stride, shutdown_bit);
+    stream->synchronize();
+  });
 
   auto failure_text = [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);
@@ -98,7 +84,7 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
         for (int b = 0; b < teams; ++b)
           wait_for_flag(flags_of_slot + b * flag_stride, c + 1, host_timeout_s, "fused", c, failure, failure_text);
       });
-  shutdown.send();
+  shutdown.now();
   return pass;
 }
 

@@ -29,36 +29,9 @@ struct FusedStream {
   Quad* output;                    // mapped host memory
   const std::uint64_t* doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
   std::uint64_t* done;             // mapped, flag_stride apart, per slot and team: the latest chunk number the team finished there
-  std::uint64_t* relay;            // device memory, one per group: the doorbell as the group's first team saw it
+  std::uint64_t* relay;            // device memory, one per group: the chunk number its first team saw rung, or shutdown_bit
   std::uint64_t* failure;          // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
-
-  static constexpr int polls_per_clock_read = 64;
-
-  // Waits for a doorbell (or the relay of one) to reach chunk number c + 1:
-  // the value seen, with shutdown_bit set at shutdown or on timeout (which it records).
-  template <bool from_host>
-  FERRY_HD std::uint64_t wait_for(const std::uint64_t* word, std::uint64_t c, std::uint64_t failed_team) const {
-    std::uint64_t since = 0;
-    for (int polls = 1;; ++polls) {
-      // Relaxed polls: an acquire on every poll of host memory fences the
-      // multiprocessor against its teams' writes to the host, once per poll.
-      const std::uint64_t value = from_host ? load_relaxed_system(word) : load_relaxed_device(word);
-      if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) {
-        fence_acquire_system();  // the chunk's reads come after the doorbell
-        return value;
-      }
-      if (polls % polls_per_clock_read == 0) {
-        const std::uint64_t now = timeout_clock_ns();
-        if (since == 0) since = now;
-        if (now - since > timeout_ns) {
-          store_release_system(failure, failed_team);
-          return shutdown_bit;
-        }
-      }
-      spin_pause();
-    }
-  }
 
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
@@ -72,14 +45,11 @@ struct FusedStream {
       // what it saw through L2 to the others, so polls never crowd the data.
       bool go = false;
       if (team.rank() == 0) {
-        std::uint64_t seen;
-        if (b == 0) {
-          seen = wait_for<true>(doorbells + slot * flag_stride, c, failed_team);
-          if (teams_per_group > 1) store_release_device(relay + group, seen);
-        } else {
-          seen = wait_for<false>(relay + group, c, failed_team);
-        }
-        go = (seen & ~shutdown_bit) > c;
+        const Wait wait = b == 0 ? wait_past<true>(doorbells + slot * flag_stride, c, timeout_ns)
+                                 : wait_past<false>(relay + group, c, timeout_ns);
+        if (b == 0 && teams_per_group > 1) store_release_device(relay + group, wait == Wait::go ? c + 1 : shutdown_bit);
+        if (wait == Wait::timed_out) store_release_system(failure, failed_team);
+        go = wait == Wait::go;
       }
       if (!team.sync_or(go)) return;
       const std::uint64_t first = c * chunk_quads;

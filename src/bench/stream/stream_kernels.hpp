@@ -117,6 +117,37 @@ constexpr std::uint64_t shutdown_bit = 1ull << 63;
 constexpr std::uint64_t flag_stride = 16;
 constexpr std::uint64_t no_failure = 0;
 
+enum class Wait { go, shut_down, timed_out };
+
+// Polls between reads of the timeout clock: the clock costs more than a poll,
+// so a wait that ends within the first polls never reads it.
+constexpr int polls_per_clock_read = 64;
+
+// True once `timeout_ns` passed since the first call of this wait; `since` starts at 0.
+FERRY_HD inline bool out_of_time(std::uint64_t& since, std::uint64_t timeout_ns) {
+  const std::uint64_t now = timeout_clock_ns();
+  if (since == 0) since = now;
+  return now - since > timeout_ns;
+}
+
+// Waits for `counter` (a doorbell, or a count passed on) to pass chunk c
+// (go), or to carry the shutdown message with no more chunks (shut_down), for
+// at most timeout_ns. Relaxed polls, one fence once the value has come: an
+// acquire of host memory per poll fences the multiprocessor against its
+// teams' writes to the host.
+template <bool from_host>
+FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint64_t timeout_ns) {
+  std::uint64_t since = 0;
+  for (int polls = 1;; ++polls) {
+    const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
+    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) fence_acquire_system();
+    if ((value & ~shutdown_bit) > c) return Wait::go;
+    if (value & shutdown_bit) return Wait::shut_down;
+    if (polls % polls_per_clock_read == 0 && out_of_time(since, timeout_ns)) return Wait::timed_out;
+    spin_pause();
+  }
+}
+
 // The persistent design, launched once. Teams are split into roles:
 // a producer (host input -> ring 0), `stages` stage roles (ring s-1 -> ring s)
 // and a consumer (ring `stages` -> host output, then a done counter the host
@@ -147,34 +178,12 @@ struct PersistentPipeline {
   std::uint64_t* failure;         // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
 
-  enum class Wait { go, shut_down, timed_out };
-
-  // Polls between reads of the timeout clock: the clock costs more than a poll,
-  // so a wait that ends within the first polls never reads it.
-  static constexpr int polls_per_clock_read = 64;
-
   // True once `timeout_ns` passed since the first call of this wait; `since` starts at 0.
-  FERRY_HD bool out_of_time(std::uint64_t& since) const {
-    const std::uint64_t now = timeout_clock_ns();
-    if (since == 0) since = now;
-    return now - since > timeout_ns;
-  }
+  FERRY_HD bool out_of_time(std::uint64_t& since) const { return stream::out_of_time(since, timeout_ns); }
 
-  // Waits for `counter` to pass chunk c (go), or to carry the shutdown message
-  // with no more chunks (shut_down), for at most timeout_ns.
   template <bool from_host>
   FERRY_HD Wait wait_for_chunk(const std::uint64_t* counter, std::uint64_t c) const {
-    std::uint64_t since = 0;
-    for (int polls = 1;; ++polls) {
-      // Relaxed polls, one fence once the value has come: an acquire of host
-      // memory per poll fences the multiprocessor against its teams' writes.
-      const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
-      if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) fence_acquire_system();
-      if ((value & ~shutdown_bit) > c) return Wait::go;
-      if (value & shutdown_bit) return Wait::shut_down;
-      if (polls % polls_per_clock_read == 0 && out_of_time(since)) return Wait::timed_out;
-      spin_pause();
-    }
+    return wait_past<from_host>(counter, c, timeout_ns);
   }
 
   // Waits until the reader of ring slot c % ring_slots has taken the chunk that was there.

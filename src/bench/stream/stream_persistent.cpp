@@ -79,24 +79,10 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   std::uint64_t released = 0;
   // However the pass ends, the pipeline gets the shutdown message after the
   // chunks released so far, and the host waits for it to leave.
-  struct Shutdown {
-    const Flags& flags;
-    const std::uint64_t& released;
-    Stream& stream;
-    bool sent = false;
-    void send() {
-      if (sent) return;
-      sent = true;
-      store_release_system(flags.doorbell, released | shutdown_bit);
-      stream.synchronize();
-    }
-    ~Shutdown() {
-      try {
-        send();
-      } catch (...) {
-      }
-    }
-  } shutdown{flags, released, *stream};
+  ShutdownOnExit shutdown([&] {
+    store_release_system(flags.doorbell, released | shutdown_bit);
+    stream->synchronize();
+  });
 
   auto completed_now = [&] {
     std::uint64_t least = ~0ull;
@@ -134,7 +120,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   }
   pass.wall_s = seconds_between(ready.front(), last_visible);
 
-  shutdown.send();
+  shutdown.now();
   for (int b = 0; b < teams; ++b)
     if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
       throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach consumer team {}{}", b,

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench/stream/stream.hpp"
@@ -32,6 +33,27 @@ class HostPoll {
 void wait_for_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s, std::string_view design,
                    std::uint64_t chunk, const std::uint64_t* failure = nullptr,
                    const std::function<std::string(std::uint64_t)>& failure_text = {});
+
+// A launched-once kernel's shutdown: sent by now(), or else when the pass
+// unwinds from an error, so the kernel is always told to stop and awaited.
+class ShutdownOnExit {
+ public:
+  explicit ShutdownOnExit(std::function<void()> send) : send_(std::move(send)) {}
+  ShutdownOnExit(const ShutdownOnExit&) = delete;
+  ShutdownOnExit& operator=(const ShutdownOnExit&) = delete;
+  ~ShutdownOnExit() {
+    try {
+      now();
+    } catch (...) {
+    }
+  }
+  void now() {
+    if (auto send = std::exchange(send_, nullptr)) send();
+  }
+
+ private:
+  std::function<void()> send_;
+};
 
 // The stream's input words for one seed, and the count of output words that
 // differ from the host's own computation of them: on host threads.
