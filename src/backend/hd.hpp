@@ -51,6 +51,16 @@ FERRY_HD inline void fence_acquire_system() {
 #endif
 }
 
+// The same for a value another team of this device published: device scope,
+// which never waits for this thread's writes to host memory to land there.
+FERRY_HD inline void fence_acquire_device() {
+#if defined(__CUDACC__)
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+#else
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+#endif
+}
+
 // The same between kernels of one device (the persistent pipeline's rings):
 // device scope, so no fence waits for the host.
 FERRY_HD inline std::uint64_t load_acquire_device(const std::uint64_t* p) {
@@ -138,6 +148,27 @@ FERRY_HD inline std::uint64_t increment_acq_rel_system(std::uint64_t* counter) {
   return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*counter).fetch_add(1, cuda::memory_order_acq_rel);
 #else
   return __atomic_fetch_add(counter, 1, __ATOMIC_ACQ_REL);
+#endif
+}
+
+// Before a relaxed count that another team of the device acts on: this
+// thread's earlier writes (host memory included) come first, for whoever
+// acquires after the count. Device scope: the writes need only reach the
+// device's point of coherence, not the host.
+FERRY_HD inline void fence_release_device() {
+#if defined(__CUDACC__)
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+#else
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+// Adds one and returns the count before; no ordering of its own.
+FERRY_HD inline std::uint64_t increment_relaxed_device(std::uint64_t* counter) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*counter).fetch_add(1, cuda::memory_order_relaxed);
+#else
+  return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 #endif
 }
 

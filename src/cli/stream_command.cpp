@@ -34,7 +34,7 @@ struct StreamOptions {
 void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   add_run_options(command, o.run);
   command.add_option("--design", o.designs,
-                     "offload, chunked, zerocopy, pipeline, persistent, graph, fused, a comma list, or all (default all)");
+                     "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)");
   command.add_option("--total", o.total, tuning ? "bytes in the stream (default 256M on a GPU)"
                                                 : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
   command.add_option("--chunks", o.chunks, tuning ? "chunk sizes to search (default 16K:4M:x2 on a GPU)"

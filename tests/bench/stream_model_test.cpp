@@ -94,15 +94,17 @@ TEST(StreamModel, TheGraphDesignPaysOneHostCallPerChunk) {
   EXPECT_EQ(graph.ceiling_basis, "host: a graph launch per chunk");
 }
 
-TEST(StreamModel, TheFusedDesignPaysAFlagRoundTripAndOneMappedReadAndStreamsAtTheZeroCopyRate) {
+TEST(StreamModel, FusedAndPoolPayAFlagRoundTripAndOneMappedReadAndStreamAtTheZeroCopyRate) {
   Ceilings c = ceilings();
   c.link.mapped_read_latency_s = 1e-6;
   c.link.zero_copy_both_Bps = 30e9;
-  const Prediction p = predict({Design::fused, 256 << 10, 1}, config(), c);
-  EXPECT_DOUBLE_EQ(p.latency_s, 3e-6 + 1e-6 + (256 << 10) / 30e9);
-  EXPECT_EQ(p.ceiling_basis, "zero-copy read while writing");
-  const Prediction deep = predict({Design::fused, 256 << 10, 4}, config(), c);
-  EXPECT_DOUBLE_EQ(deep.throughput_Bps, 30e9) << "no host calls: only the link binds";
+  for (Design d : {Design::fused, Design::pool}) {
+    const Prediction p = predict({d, 256 << 10, 1}, config(), c);
+    EXPECT_DOUBLE_EQ(p.latency_s, 3e-6 + 1e-6 + (256 << 10) / 30e9) << to_string(d);
+    EXPECT_EQ(p.ceiling_basis, "zero-copy read while writing");
+    const Prediction deep = predict({d, 256 << 10, 4}, config(), c);
+    EXPECT_DOUBLE_EQ(deep.throughput_Bps, 30e9) << "no host calls: only the link binds";
+  }
 }
 
 TEST(StreamModel, NoModelWhenTheProfileLacksAFigure) {

@@ -75,7 +75,7 @@ TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
 TEST(Stream, ThePersistentDesignsSplitChunksOverTeamsAndEveryDesignTakesAPartialLastChunk) {
   emu::EmuBackend backend;
   StreamConfig config = small_config();
-  config.designs = {Design::persistent, Design::zerocopy, Design::graph, Design::fused};
+  config.designs = {Design::persistent, Design::zerocopy, Design::graph, Design::fused, Design::pool};
   config.total_bytes = 100 << 10;  // 6.25 chunks of 16 KiB
   config.chunk_bytes = {16 << 10};
   config.depths = {2};
@@ -98,6 +98,23 @@ TEST(Stream, TheFusedDesignRunsAGroupOfTeamsPerRingSlotOrSharesGroupsWhenTheDevi
   EXPECT_TRUE(result.passed());
   for (int depth : config.depths)
     EXPECT_EQ(find_row(result, "latency", Design::fused, 64 << 10, depth).sample_count(), 16u * config.iterations);
+}
+
+TEST(Stream, ThePoolSplitsChunksIntoPiecesThatAnyWorkerTakesAndFlagsEachChunkOnce) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::pool};
+  config.total_bytes = (1 << 20) + (40 << 10);  // 16 chunks of four 16 KiB pieces, then one of two and a half
+  config.chunk_bytes = {64 << 10};
+  config.depths = {1, 2, 5};
+  config.stages = 4;
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  EXPECT_TRUE(result.passed());
+  for (int depth : config.depths) {
+    const Row& latency = find_row(result, "latency", Design::pool, 64 << 10, depth);
+    EXPECT_EQ(latency.check, Check::passed);
+    EXPECT_EQ(latency.sample_count(), 17u * config.iterations);
+  }
 }
 
 TEST(Stream, TheSummaryHasOneRowPerDesignAndTheNotesCompareWithOffloadAndTheFlag) {

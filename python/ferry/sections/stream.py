@@ -6,7 +6,7 @@ from .. import html, plots
 from ..text import format_bytes, format_value
 from .common import run_notes, series_per_file, sources
 
-DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent", "graph", "fused"]
+DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent", "graph", "fused", "pool"]
 
 
 def render(entries: list) -> str:

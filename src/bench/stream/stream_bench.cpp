@@ -103,6 +103,7 @@ Pass StreamBench::stream_once(const Point& point, std::uint64_t chunks) {
     case Design::persistent: return persistent(point, chunks);
     case Design::graph: return graph_ring(point, chunks);
     case Design::fused: return fused(point, chunks);
+    case Design::pool: return pool(point, chunks);
     default: return launch_per_chunk(point, chunks);
   }
 }
@@ -197,6 +198,13 @@ Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::funct
   for (std::uint64_t c = chunks - std::min(chunks, in_flight); c < chunks; ++c) consume(c);
   pass.wall_s = seconds_between(ready.front(), last_visible);
   return pass;
+}
+
+ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream& stream) {
+  return ShutdownOnExit([doorbells, slots, &stream] {
+    for (int k = 0; k < slots; ++k) store_release_system(doorbells + k * flag_stride, shutdown_bit);
+    stream.synchronize();
+  });
 }
 
 void wait_for_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s, std::string_view design,

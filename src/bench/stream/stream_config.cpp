@@ -16,7 +16,8 @@ namespace ferry::stream {
 
 const std::vector<Design>& all_designs() {
   static const std::vector<Design> all = {Design::offload,    Design::chunked, Design::zerocopy, Design::pipeline,
-                                          Design::persistent, Design::graph,   Design::fused};
+                                          Design::persistent, Design::graph,   Design::fused,
+                                          Design::pool};
   return all;
 }
 
@@ -29,6 +30,7 @@ std::string_view to_string(Design design) {
     case Design::persistent: return "persistent";
     case Design::graph: return "graph";
     case Design::fused: return "fused";
+    case Design::pool: return "pool";
   }
   return "?";
 }

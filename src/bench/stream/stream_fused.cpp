@@ -66,11 +66,7 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
                             .timeout_ns = kernel_timeout_ns,
                         });
 
-  // However the pass ends, every slot is told to shut down and the kernel awaited.
-  ShutdownOnExit shutdown([&] {
-    for (int k = 0; k < slots; ++k) store_release_system(doorbells + k * flag_stride, shutdown_bit);
-    stream->synchronize();
-  });
+  ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
 
   auto failure_text = [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);

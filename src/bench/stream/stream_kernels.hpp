@@ -134,13 +134,15 @@ FERRY_HD inline bool out_of_time(std::uint64_t& since, std::uint64_t timeout_ns)
 // (go), or to carry the shutdown message with no more chunks (shut_down), for
 // at most timeout_ns. Relaxed polls, one fence once the value has come: an
 // acquire of host memory per poll fences the multiprocessor against its
-// teams' writes to the host.
+// teams' writes to the host. A counter in device memory takes a device-scope
+// fence: a system-scope one waits a PCIe round trip, behind every write to
+// the host still queued.
 template <bool from_host>
 FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint64_t timeout_ns) {
   std::uint64_t since = 0;
   for (int polls = 1;; ++polls) {
     const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
-    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) fence_acquire_system();
+    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) from_host ? fence_acquire_system() : fence_acquire_device();
     if ((value & ~shutdown_bit) > c) return Wait::go;
     if (value & shutdown_bit) return Wait::shut_down;
     if (polls % polls_per_clock_read == 0 && out_of_time(since, timeout_ns)) return Wait::timed_out;

@@ -42,7 +42,7 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
   const bool engine = copies_by_engine(design);
   const bool one_kernel = design != Design::pipeline && design != Design::persistent;
   const double compute_Bps = one_kernel ? ceilings.fused_compute_Bps : ceilings.stage_compute_Bps / stages;
-  const bool by_flag = design == Design::persistent || design == Design::fused;
+  const bool by_flag = design == Design::persistent || design == Design::fused || design == Design::pool;
 
   std::vector<double> needed = {compute_Bps, by_flag ? p.flag_round_trip_s : p.launch_and_sync_s};
   if (engine) needed.insert(needed.end(), {p.h2d_Bps, p.d2h_Bps, p.bidirectional_Bps});
@@ -84,11 +84,13 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
       break;
     case Design::persistent:
     case Design::fused:
+    case Design::pool:
       // The doorbell is seen; then as zerocopy, without the launch.
       fixed_s = p.flag_round_trip_s + p.mapped_read_latency_s;
       moving_s = std::max(chunk / both_ways.Bps, chunk / compute_Bps);
-      path = design == Design::fused ? "flag round trip, a mapped read, chunk read, computed and written at once"
-                                     : fmt::format("flag round trip, a mapped read, chunk through {} stage roles", config.stages);
+      path = design == Design::persistent
+                 ? fmt::format("flag round trip, a mapped read, chunk through {} stage roles", config.stages)
+                 : "flag round trip, a mapped read, chunk read, computed and written at once";
       break;
   }
 

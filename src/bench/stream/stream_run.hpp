@@ -55,6 +55,10 @@ class ShutdownOnExit {
   std::function<void()> send_;
 };
 
+// For a kernel that polls a doorbell per ring slot (fused, pool): however the
+// pass ends, every slot is rung with shutdown_bit and the kernel awaited.
+ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream& stream);
+
 // The stream's input words for one seed, and the count of output words that
 // differ from the host's own computation of them: on host threads.
 void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
@@ -107,6 +111,7 @@ class StreamBench {
   Pass persistent(const Point& point, std::uint64_t chunks);
   Pass graph_ring(const Point& point, std::uint64_t chunks);
   Pass fused(const Point& point, std::uint64_t chunks);
+  Pass pool(const Point& point, std::uint64_t chunks);
   void prepare(std::uint64_t seed);                 // fresh input, poisoned output
   std::uint64_t wrong_words(std::uint64_t seed) const;
 
