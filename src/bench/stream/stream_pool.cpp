@@ -15,10 +15,10 @@ constexpr double host_timeout_s = 10.0;                         // no chunk back
 constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
 // A piece: 16 KiB, a team's single wave of loads (8 per thread).
 constexpr std::uint64_t piece_quads = 1024;
-// Workers per multiprocessor. Measured on H100 (docs/stream.md): 16, 32 and
-// 64 workers moved 256 KiB-4 MiB chunks at depth 4 within the run-to-run
-// spread of each other, at 26-35 GB/s; 8 were slower. A quarter of the
-// multiprocessors (33 on H100) sits in the middle.
+// One worker per this many multiprocessors. Measured on H100
+// (docs/results/stream-experiments): 16, 32 and 64 workers moved 256 KiB-4
+// MiB chunks at depth 4 within the run-to-run spread of each other, at 26-35
+// GB/s. A quarter of the multiprocessors (33 on H100) sits in the middle.
 constexpr int multiprocessors_per_worker = 4;
 
 }  // namespace
