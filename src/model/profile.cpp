@@ -65,6 +65,21 @@ std::vector<CopyTime> copy_times_from(const nlohmann::json& peer, const char* ke
   return sizes;
 }
 
+ordered_json loaded_json(const std::vector<LoadedLink>& loads) {
+  ordered_json out = ordered_json::array();
+  for (const LoadedLink& l : loads)
+    out.push_back({{"teams", l.teams}, {"Bps", l.Bps}, {"read_round_trip_s", l.read_round_trip_s}});
+  return out;
+}
+
+std::vector<LoadedLink> loaded_from(const nlohmann::json& entry) {
+  std::vector<LoadedLink> loads;
+  if (!entry.contains("zero_copy_under_load")) return loads;  // profiles written before it have none
+  for (const auto& l : entry.at("zero_copy_under_load"))
+    loads.push_back({l.at("teams").get<int>(), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
+  return loads;
+}
+
 }  // namespace
 
 std::string profile_to_json(const MachineProfile& profile) {
@@ -75,6 +90,7 @@ std::string profile_to_json(const MachineProfile& profile) {
     entry["queued_h2d"] = copy_times_json(d.queued_h2d);
     entry["queued_d2h"] = copy_times_json(d.queued_d2h);
     entry["queued_both_ways"] = copy_times_json(d.queued_both_ways);
+    entry["zero_copy_under_load"] = loaded_json(d.zero_copy_under_load);
     devices.push_back(entry);
   }
   ordered_json peers = ordered_json::array();
@@ -129,6 +145,7 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
       d.queued_h2d = copy_times_from(entry, "queued_h2d");
       d.queued_d2h = copy_times_from(entry, "queued_d2h");
       d.queued_both_ways = copy_times_from(entry, "queued_both_ways");
+      d.zero_copy_under_load = loaded_from(entry);
       profile.devices.push_back(d);
     }
     for (const auto& entry : doc.at("peers")) {

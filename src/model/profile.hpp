@@ -17,6 +17,14 @@ struct CopyTime {
 // beyond the ends along the nearest two (a copy's time is affine in its size). 0 when none.
 double seconds_at(const std::vector<CopyTime>& times, double bytes);
 
+// Teams streaming through mapped host memory both ways at once, and what a
+// single read of host memory (a doorbell poll) takes meanwhile.
+struct LoadedLink {
+  int teams = 0;
+  double Bps = 0;                 // per direction
+  double read_round_trip_s = 0;   // one dependent read of mapped host memory, under that load
+};
+
 struct DeviceProfile {
   int device = 0;
   std::string name;
@@ -44,6 +52,8 @@ struct DeviceProfile {
   // both ways: per pair, one each way at once), smallest first: what chunked
   // designs pay per chunk when the host never waits.
   std::vector<CopyTime> queued_h2d{}, queued_d2h{}, queued_both_ways{};
+  // Fewest teams first: the link's throughput against the round trip it costs a poll.
+  std::vector<LoadedLink> zero_copy_under_load{};
 };
 
 struct PeerProfile {

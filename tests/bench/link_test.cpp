@@ -23,7 +23,7 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
   std::set<std::string> sections;
   for (const Row& r : out.result.rows) sections.insert(r.section);
-  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "dispatch", "flag", "copy_queue",
+  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "zero_copy_load", "copy_latency", "dispatch", "flag", "copy_queue",
                                              "device_copy", "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
                                              "ceiling"}));
   EXPECT_TRUE(out.result.passed());
@@ -78,6 +78,29 @@ TEST(Link, QueuedCopiesGiveATimePerCopyForEverySizeAndDirection) {
     return r.section == "copy_queue" && r.check == Check::passed;
   });
   EXPECT_EQ(rows, static_cast<long>(3 * config.queued_copy_bytes.size())) << "h2d, d2h and both at once, each verified";
+}
+
+TEST(Link, UnderLoadEachTeamCountGivesAVerifiedRateAndTheRoundTripOfAReadMeanwhile) {
+  emu::EmuBackend backend;
+  LinkConfig config = quick_config(backend);
+  config.loaded_teams = {1, 3, 8};  // the emulator holds 4 teams: 8 runs as 3, already measured
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  const auto& loads = out.profile.device(0).zero_copy_under_load;
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].teams, 1);
+  EXPECT_EQ(loads[1].teams, 3);
+  for (const auto& l : loads) {
+    EXPECT_GT(l.Bps, 0);
+    EXPECT_GT(l.read_round_trip_s, 0);
+  }
+  std::vector<const Row*> rows;
+  for (const Row& r : out.result.rows)
+    if (r.section == "zero_copy_load") rows.push_back(&r);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const Row* r : rows) {
+    EXPECT_EQ(r->check, Check::passed) << "every byte copied and the timed chain ended where the host's did";
+    EXPECT_NE(r->note.find("round trip meanwhile"), std::string::npos);
+  }
 }
 
 TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {

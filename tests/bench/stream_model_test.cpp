@@ -107,6 +107,19 @@ TEST(StreamModel, FusedAndPoolPayAFlagRoundTripAndOneMappedReadAndStreamAtTheZer
   }
 }
 
+TEST(StreamModel, WithinALatencyTheLinkAllowsTheMostThroughputWhoseWaitsFit) {
+  model::DeviceProfile link;
+  link.zero_copy_under_load = {{4, 31e9, 4e-6}, {16, 40e9, 12e-6}, {64, 41e9, 30e-6}};
+  link.queued_both_ways = {{256 << 10, 10e-6}, {1 << 20, 30e-6}};
+  const LatencyCeiling sm40 = sm_ceiling_within(link, 40e-6);
+  EXPECT_DOUBLE_EQ(sm40.Bps, 40e9) << "16 teams: 3 x 12 us fits in 40; 64 teams' 3 x 30 us does not";
+  EXPECT_NE(sm40.basis.find("16 teams"), std::string::npos);
+  EXPECT_DOUBLE_EQ(sm_ceiling_within(link, 20e-6).Bps, 31e9);
+  EXPECT_DOUBLE_EQ(sm_ceiling_within(link, 5e-6).Bps, 0) << "nothing fits: no ceiling";
+  EXPECT_DOUBLE_EQ(engine_ceiling_within(link, 60e-6).Bps, (1 << 20) / 30e-6) << "in then out: 60 us";
+  EXPECT_DOUBLE_EQ(engine_ceiling_within(link, 40e-6).Bps, (256 << 10) / 10e-6);
+}
+
 TEST(StreamModel, NoModelWhenTheProfileLacksAFigure) {
   Ceilings c = ceilings();
   c.link.zero_copy_read_Bps = 0;

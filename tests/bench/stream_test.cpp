@@ -187,6 +187,9 @@ TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
   const TuneOutcome met = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
                                Progress("tune", false));
   EXPECT_TRUE(met.met);
+  EXPECT_TRUE(std::any_of(met.result.notes.begin(), met.result.notes.end(), [](const std::string& n) {
+    return n.rfind("link's ceiling within", 0) == 0;
+  })) << "a latency target shows what the link allows within it";
   const auto choice = std::find_if(met.result.rows.begin(), met.result.rows.end(), [](const Row& r) { return r.section == "choice"; });
   ASSERT_NE(choice, met.result.rows.end());
   for (const Row& r : met.result.rows)

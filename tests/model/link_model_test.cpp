@@ -36,7 +36,8 @@ TEST(Profile, RoundTripsThroughJson) {
   p.backend = "cuda";
   p.gpu_timings = true;
   p.devices.push_back({.device = 0, .name = "H100", .h2d_Bps = 54.8e9, .flag_round_trip_s = 3e-6,
-                       .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}}});
+                       .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}},
+                       .zero_copy_under_load = {{16, 40e9, 12e-6}}});
   p.peers.push_back({.from = 0, .to = 1, .direct_access = true, .copy_Bps = 3e11, .latency_s = 1e-5});
   const MachineProfile q = profile_from_json(profile_to_json(p), "test");
   EXPECT_EQ(q.backend, "cuda");
@@ -44,6 +45,9 @@ TEST(Profile, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(q.device(0).flag_round_trip_s, 3e-6);
   ASSERT_EQ(q.device(0).queued_both_ways.size(), 2u);
   EXPECT_DOUBLE_EQ(q.device(0).queued_both_ways[1].seconds, 24e-6);
+  ASSERT_EQ(q.device(0).zero_copy_under_load.size(), 1u);
+  EXPECT_EQ(q.device(0).zero_copy_under_load[0].teams, 16);
+  EXPECT_DOUBLE_EQ(q.device(0).zero_copy_under_load[0].read_round_trip_s, 12e-6);
   EXPECT_EQ(q.peers.at(0).to, 1);
   EXPECT_THROW(q.device(3), UsageError);
 }

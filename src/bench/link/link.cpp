@@ -21,6 +21,8 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     c.latency_bytes = parse_byte_range(quick ? "4,1K,64K,1M" : "4:1M:x4");
     c.queued_copy_bytes = parse_byte_range(quick ? "4K:64M:x16" : "4K:64M:x4");
     c.queued_batch_bytes = 256ull << 20;
+    c.loaded_teams = quick ? std::vector<int>{4, 16, 64} : std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128};
+    c.loaded_bytes = 64ull << 20;
     c.device_copy_bytes = quick ? 256ull << 20 : 1ull << 30;
     c.peer_bytes = quick ? 64ull << 20 : 256ull << 20;
     c.kernels_per_sample = quick ? 200 : 1000;
@@ -34,6 +36,8 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     c.latency_bytes = parse_byte_range(quick ? "4,1K,64K" : "4:1M:x16");
     c.queued_copy_bytes = parse_byte_range(quick ? "4K,256K" : "4K:1M:x16");
     c.queued_batch_bytes = 4ull << 20;
+    c.loaded_teams = {1, 3};  // the emulator holds 4 teams at once
+    c.loaded_bytes = 1ull << 20;
     c.device_copy_bytes = quick ? 1ull << 20 : 16ull << 20;
     c.peer_bytes = quick ? 1ull << 20 : 4ull << 20;
     c.kernels_per_sample = quick ? 100 : 1000;
@@ -72,6 +76,7 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
     c.dispatch_repeat = full.dispatch_repeat;
     // Every chunk size a stream sweeps: the copy-engine designs' ceiling per chunk.
     c.queued_copy_bytes = full.queued_copy_bytes;
+    c.loaded_teams = full.loaded_teams;
   }
   return c;
 }
@@ -161,6 +166,9 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
       {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round "
                "trip; and one thread's dependent reads of mapped memory, events, per read"},
+      {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
+                         "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
+                         "memory (a doorbell poll's round trip), device clock"},
       {"copy_queue", "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
                      "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
@@ -186,6 +194,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
     measure_mapped_read_latency(run, device);
     measure_host_bandwidth(run, device);
     measure_zero_copy(run, device);
+    measure_zero_copy_under_load(run, device);
     measure_queued_copies(run, device);
     measure_device_copy(run, device);
     add_ceilings(run, device);

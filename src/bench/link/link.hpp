@@ -18,6 +18,8 @@ struct LinkConfig {
   std::vector<std::uint64_t> latency_bytes;     // small copies
   std::vector<std::uint64_t> queued_copy_bytes; // copies queued back to back, per size
   std::uint64_t queued_batch_bytes = 0;         // the bytes of one such batch, at most 1024 copies
+  std::vector<int> loaded_teams;                // teams streaming both ways while a read is timed
+  std::uint64_t loaded_bytes = 0;               // each way, per pass of those teams
   std::uint64_t device_copy_bytes = 0;
   std::uint64_t peer_bytes = 0;
   int kernels_per_sample = 1000;                // launch-rate and graph samples

@@ -145,24 +145,26 @@ void measure_flag_round_trip(LinkRun& run, int device) {
   run.add(std::move(row));
 }
 
+std::uint64_t write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride, std::uint64_t reads) {
+  const std::uint64_t step = links / 2 + 849;  // 2897 for 4096: odd, so the chain visits every link of a power of two
+  for (std::uint64_t i = 0; i < links; ++i) words[i * stride] = ((i + step) % links) * stride;
+  std::uint64_t at = 0;
+  for (std::uint64_t r = 0; r < reads; ++r) at = words[at];
+  return at;
+}
+
 void measure_mapped_read_latency(LinkRun& run, int device) {
   if (!run.backend.capabilities().mapped_memory) {
     run.skip("mapped read latency: the backend cannot map host memory into a device");
     return;
   }
   run.progress.step(fmt::format("device {}: mapped-memory read round trip", device));
-  // A chain through 4096 links a 128-byte line apart, in a scattered order, so
-  // no read can be served by the one before it or guessed by a prefetcher.
-  constexpr std::uint64_t links = 4096, stride = 16, reads = 2000;
+  constexpr std::uint64_t reads = 2000;
   auto stream = run.backend.make_stream(device);
-  Buffer chain = run.backend.allocate_host(MemoryKind::mapped, links * stride * sizeof(std::uint64_t));
+  Buffer chain = run.backend.allocate_host(MemoryKind::mapped, chain_links * chain_stride * sizeof(std::uint64_t));
   Buffer last = run.backend.allocate_device(device, sizeof(std::uint64_t));
   Buffer answer = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
-  auto* words = chain.as<std::uint64_t>();
-  constexpr std::uint64_t step = 2897;  // odd and prime to 4096: the chain visits every link
-  for (std::uint64_t i = 0; i < links; ++i) words[i * stride] = ((i + step) % links) * stride;
-  std::uint64_t expected = 0;
-  for (std::uint64_t r = 0; r < reads; ++r) expected = words[expected];
+  const std::uint64_t expected = write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride, reads);
 
   Trial trial{.prepare = [&] { stream->fill(last.data(), poison_byte, last.bytes()); },
               .enqueue = [&](Stream& s) {

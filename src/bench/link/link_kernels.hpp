@@ -87,11 +87,63 @@ struct MappedReadChain {
   }
 };
 
+// `streaming` teams copy mapped host memory to mapped host memory (reads and
+// writes both ways at once), `passes` times over, each thread with 8 reads in
+// flight; the team after them has one thread follow a chain of dependent
+// reads through mapped memory until the streaming teams are done: the round
+// trip a doorbell poll takes while the link carries that load.
+struct LoadedReadRoundTrip {
+  const Word128* source;       // mapped
+  Word128* destination;        // mapped
+  std::uint64_t words;         // per pass
+  int passes;
+  int streaming;
+  const std::uint64_t* chain;  // mapped: chain[at] is the next index
+  std::uint64_t* finished;     // device memory: streaming teams done
+  std::uint64_t* timed;        // device memory: reads, nanoseconds, where the chain ended
+
+  static constexpr int in_flight = 8;
+
+  template <class Team>
+  FERRY_HD void operator()(Team& team) const {
+    if (team.index() < streaming) {
+      const std::uint64_t step = static_cast<std::uint64_t>(streaming) * static_cast<std::uint64_t>(team.size());
+      const std::uint64_t first = static_cast<std::uint64_t>(team.index()) * team.size() + team.rank();
+      for (int p = 0; p < passes; ++p)
+        for (std::uint64_t base = first; base < words; base += in_flight * step) {
+          Word128 held[in_flight];
+          FERRY_UNROLL
+          for (int k = 0; k < in_flight; ++k)
+            if (base + k * step < words) held[k] = source[base + k * step];
+          FERRY_UNROLL
+          for (int k = 0; k < in_flight; ++k)
+            if (base + k * step < words) destination[base + k * step] = held[k];
+        }
+      team.sync();
+      if (team.rank() == 0) increment_relaxed_device(finished);
+      return;
+    }
+    if (team.rank() != 0) return;
+    std::uint64_t at = 0, reads = 0;
+    const std::uint64_t start = timeout_clock_ns();
+    do {
+      for (int r = 0; r < 8; ++r) at = load_relaxed_system(chain + at);
+      reads += 8;
+      spin_pause();
+    } while (load_relaxed_device(finished) < static_cast<std::uint64_t>(streaming));
+    timed[0] = reads;
+    timed[1] = timeout_clock_ns() - start;
+    timed[2] = at;
+  }
+};
+
 // Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
 void launch_empty(Stream& stream);
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
+void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);
+int loaded_resident_teams(Stream& stream);
 
 }  // namespace ferry::link

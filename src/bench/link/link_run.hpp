@@ -33,6 +33,7 @@ void measure_mapped_read_latency(LinkRun& run, int device);
 void measure_queued_copies(LinkRun& run, int device);
 void measure_host_bandwidth(LinkRun& run, int device);
 void measure_zero_copy(LinkRun& run, int device);
+void measure_zero_copy_under_load(LinkRun& run, int device);
 void add_ceilings(LinkRun& run, int device);
 void measure_device_copy(LinkRun& run, int device);
 void measure_peers(LinkRun& run);
@@ -52,6 +53,14 @@ inline Row make_row(std::string section, Params params, Metric metric, const Mea
 inline std::uint64_t seed_for(std::uint64_t what, int device, std::uint64_t bytes) {
   return (what << 48) ^ (static_cast<std::uint64_t>(device) << 40) ^ bytes;
 }
+
+// The chains of dependent reads through mapped memory: 4096 links, a 128-byte line apart.
+constexpr std::uint64_t chain_links = 4096, chain_stride = 16;
+
+// A chain of `links` indices a `stride` of words apart in a scattered order,
+// words[i * stride] naming the next: no read can be served by the one before
+// it or guessed by a prefetcher. Returns where `reads` steps from 0 end.
+std::uint64_t write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride, std::uint64_t reads);
 
 inline std::int64_t as_param(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 

@@ -29,4 +29,22 @@ struct Prediction {
 // depth x chunk / ceiling) and throughput <= min(ceiling, depth x chunk / path).
 Prediction predict(const Point& point, const StreamConfig& config, const Ceilings& ceilings);
 
+// What the link allows a stream whose chunks must come back within a latency,
+// per direction, from link's figures; Bps 0 when link measured none that fits.
+struct LatencyCeiling {
+  double Bps = 0;
+  std::string basis;
+};
+
+// SM designs (zerocopy, persistent, fused, pool): a chunk waits on host
+// memory three times in a row (its doorbell seen, its reads, its writes
+// drained before its flag), each a read's round trip at the load the stream
+// puts on the link. The most throughput link measured under load
+// (zero_copy_under_load) whose three round trips fit.
+LatencyCeiling sm_ceiling_within(const model::DeviceProfile& link, double latency_s);
+
+// Copy-engine designs: a chunk is copied in, then out. The fastest copies
+// queued both ways (copy_queue) whose two copies, one after the other, fit.
+LatencyCeiling engine_ceiling_within(const model::DeviceProfile& link, double latency_s);
+
 }  // namespace ferry::stream

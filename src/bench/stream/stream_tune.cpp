@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/stream/stream.hpp"
+#include "bench/stream/stream_model.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -26,6 +27,24 @@ std::string describe(const MeasuredPoint& p) {
                      to_us(p.latency.value()), to_us(p.latency.stats().p99), to_GBps(p.throughput.value()));
 }
 
+// What link allows within the latency, each way, and how near the best point that meets it comes.
+std::string ceiling_note(const model::DeviceProfile& profile, double latency_s, const std::vector<MeasuredPoint>& measured) {
+  const LatencyCeiling sm = sm_ceiling_within(profile, latency_s);
+  const LatencyCeiling engine = engine_ceiling_within(profile, latency_s);
+  auto describe_ceiling = [](const LatencyCeiling& c, const char* who) {
+    return c.Bps > 0 ? fmt::format("{} {:.2f} GB/s ({})", who, to_GBps(c.Bps), c.basis)
+                     : fmt::format("{}: link measured nothing that fits", who);
+  };
+  std::string note = fmt::format("link's ceiling within {:.2f} us, per direction: {}; {}", to_us(latency_s),
+                                 describe_ceiling(sm, "SM designs"), describe_ceiling(engine, "copy engines"));
+  double best = 0;
+  for (const auto& p : measured)
+    if (p.latency.check == Check::passed && p.latency.value() <= latency_s) best = std::max(best, p.throughput.value());
+  const double ceiling = std::max(sm.Bps, engine.Bps);
+  if (ceiling > 0 && best > 0) note += fmt::format("; the best point within it reaches {:.0f}% of the higher", 100 * best / ceiling);
+  return note;
+}
+
 }  // namespace
 
 TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& config,
@@ -46,6 +65,7 @@ TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& c
       {"iterations", config.iterations},
   };
   const std::vector<MeasuredPoint> measured = measure_sweep(backend, machine, config, profile, progress, result);
+  if (target.latency_s) result.notes.push_back(ceiling_note(profile, *target.latency_s, measured));
   result.sections.push_back({"choice", "The configuration that meets the target with the best other figure"});
   const MeasuredPoint* best = nullptr;
   for (const auto& p : measured)
