@@ -97,9 +97,10 @@ TEST(Link, UnderLoadEachTeamCountGivesAVerifiedRateAndTheRoundTripOfAReadMeanwhi
   for (const Row& r : out.result.rows)
     if (r.section == "zero_copy_load") rows.push_back(&r);
   ASSERT_EQ(rows.size(), 2u);
-  for (const Row* r : rows) {
-    EXPECT_EQ(r->check, Check::passed) << "every byte copied and the timed chain ended where the host's did";
-    EXPECT_NE(r->note.find("round trip meanwhile"), std::string::npos);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i]->check, Check::passed) << "every byte copied and the timed chain ended where the host's did";
+    EXPECT_NE(rows[i]->note.find("round trip meanwhile"), std::string::npos);
+    EXPECT_DOUBLE_EQ(loads[i].Bps, rows[i]->value()) << "the profile holds the row's rate, bytes per second";
   }
 }
 

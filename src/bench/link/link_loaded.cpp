@@ -72,7 +72,7 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
     // Each timed sample's check read its round trip.
     const double trip = summarize(round_trips).median;
     row.note = fmt::format("a read's round trip meanwhile: {:.2f} us", trip * 1e6);
-    profile.zero_copy_under_load.push_back({teams, row.stats().median, trip});
+    profile.zero_copy_under_load.push_back({teams, row.value(), trip});
     run.add(std::move(row));
   }
 }
