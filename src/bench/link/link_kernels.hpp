@@ -100,7 +100,8 @@ struct LoadedReadRoundTrip {
   int streaming;
   const std::uint64_t* chain;  // mapped: chain[at] is the next index
   std::uint64_t* finished;     // device memory: streaming teams done
-  std::uint64_t* timed;        // device memory: reads, nanoseconds, where the chain ended
+  std::uint64_t* timed;        // device memory: reads (0: gave up waiting), nanoseconds, where the chain ended
+  std::uint64_t timeout_ns;
 
   static constexpr int in_flight = 8;
 
@@ -126,13 +127,15 @@ struct LoadedReadRoundTrip {
     if (team.rank() != 0) return;
     std::uint64_t at = 0, reads = 0;
     const std::uint64_t start = timeout_clock_ns();
+    std::uint64_t now = start;
     do {
       for (int r = 0; r < 8; ++r) at = load_relaxed_system(chain + at);
       reads += 8;
       spin_pause();
-    } while (load_relaxed_device(finished) < static_cast<std::uint64_t>(streaming));
-    timed[0] = reads;
-    timed[1] = timeout_clock_ns() - start;
+      now = timeout_clock_ns();
+    } while (load_relaxed_device(finished) < static_cast<std::uint64_t>(streaming) && now - start <= timeout_ns);
+    timed[0] = now - start <= timeout_ns ? reads : 0;
+    timed[1] = now - start;
     timed[2] = at;
   }
 };

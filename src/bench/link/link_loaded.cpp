@@ -12,6 +12,12 @@
 #include "core/units.hpp"
 
 namespace ferry::link {
+namespace {
+
+// The streaming teams take milliseconds; a timing thread still waiting after this gives up and the row FAILS.
+constexpr std::uint64_t loaded_timeout_ns = 10'000'000'000ull;
+
+}  // namespace
 
 void measure_zero_copy_under_load(LinkRun& run, int device) {
   if (run.config.loaded_teams.empty()) return;
@@ -50,7 +56,8 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
                                      teams,
                                      chain.device_view_as<const std::uint64_t>(),
                                      counters.as<std::uint64_t>(),
-                                     counters.as<std::uint64_t>() + 1};
+                                     counters.as<std::uint64_t>() + 1,
+                                     loaded_timeout_ns};
     Trial t{.prepare = [&] {
               run.checker.poison(*stream, destination);
               stream->fill(counters.data(), 0, counters.bytes());
