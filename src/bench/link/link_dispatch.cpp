@@ -145,9 +145,12 @@ void measure_flag_round_trip(LinkRun& run, int device) {
   run.add(std::move(row));
 }
 
-std::uint64_t write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride, std::uint64_t reads) {
+void write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride) {
   const std::uint64_t step = links / 2 + 849;  // 2897 for 4096: odd, so the chain visits every link of a power of two
   for (std::uint64_t i = 0; i < links; ++i) words[i * stride] = ((i + step) % links) * stride;
+}
+
+std::uint64_t chain_end(const std::uint64_t* words, std::uint64_t reads) {
   std::uint64_t at = 0;
   for (std::uint64_t r = 0; r < reads; ++r) at = words[at];
   return at;
@@ -164,7 +167,8 @@ void measure_mapped_read_latency(LinkRun& run, int device) {
   Buffer chain = run.backend.allocate_host(MemoryKind::mapped, chain_links * chain_stride * sizeof(std::uint64_t));
   Buffer last = run.backend.allocate_device(device, sizeof(std::uint64_t));
   Buffer answer = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
-  const std::uint64_t expected = write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride, reads);
+  write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride);
+  const std::uint64_t expected = chain_end(chain.as<const std::uint64_t>(), reads);
 
   Trial trial{.prepare = [&] { stream->fill(last.data(), poison_byte, last.bytes()); },
               .enqueue = [&](Stream& s) {

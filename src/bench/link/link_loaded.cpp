@@ -28,14 +28,13 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
   auto stream = run.backend.make_stream(device);
   const int resident = loaded_resident_teams(*stream);
   const std::uint64_t bytes = run.config.loaded_bytes;
-  const std::uint64_t what = 60;
   Buffer source = run.backend.allocate_host(MemoryKind::mapped, bytes);
   Buffer destination = run.backend.allocate_host(MemoryKind::mapped, bytes);
   Buffer chain = run.backend.allocate_host(MemoryKind::mapped, chain_links * chain_stride * sizeof(std::uint64_t));
   Buffer counters = run.backend.allocate_device(device, 4 * sizeof(std::uint64_t));
   Buffer answer = run.backend.allocate_host(MemoryKind::pinned, 4 * sizeof(std::uint64_t));
-  write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride, 0);
-  const std::uint64_t seed = seed_for(what, device, bytes);
+  write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride);
+  const std::uint64_t seed = seed_for(60, device, bytes);
   run.checker.fill(*stream, source, seed);
   model::DeviceProfile& profile = run.profile_of(device);
   profile.zero_copy_under_load.clear();
@@ -67,8 +66,7 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
               stream->copy(answer.data(), counters.data(), counters.bytes());
               stream->synchronize();
               const auto* timed = answer.as<std::uint64_t>() + 1;  // reads, nanoseconds, where the chain ended
-              std::uint64_t at = write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride, timed[0]);
-              chain_ok = chain_ok && at == timed[2] && timed[0] > 0;
+              chain_ok = chain_ok && timed[0] > 0 && chain_end(chain.as<const std::uint64_t>(), timed[0]) == timed[2];
               round_trips.push_back(static_cast<double>(timed[1]) * 1e-9 / static_cast<double>(std::max<std::uint64_t>(timed[0], 1)));
               return chain_ok && run.checker.matches(*stream, destination, seed);
             }};

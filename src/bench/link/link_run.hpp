@@ -59,8 +59,10 @@ constexpr std::uint64_t chain_links = 4096, chain_stride = 16;
 
 // A chain of `links` indices a `stride` of words apart in a scattered order,
 // words[i * stride] naming the next: no read can be served by the one before
-// it or guessed by a prefetcher. Returns where `reads` steps from 0 end.
-std::uint64_t write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride, std::uint64_t reads);
+// it or guessed by a prefetcher.
+void write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride);
+// Where `reads` steps along the chain from index 0 end.
+std::uint64_t chain_end(const std::uint64_t* words, std::uint64_t reads);
 
 inline std::int64_t as_param(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 

@@ -142,7 +142,10 @@ FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint
   std::uint64_t since = 0;
   for (int polls = 1;; ++polls) {
     const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
-    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) from_host ? fence_acquire_system() : fence_acquire_device();
+    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) {
+      if constexpr (from_host) fence_acquire_system();
+      else fence_acquire_device();
+    }
     if ((value & ~shutdown_bit) > c) return Wait::go;
     if (value & shutdown_bit) return Wait::shut_down;
     if (polls % polls_per_clock_read == 0 && out_of_time(since, timeout_ns)) return Wait::timed_out;

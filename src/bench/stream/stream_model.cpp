@@ -131,8 +131,8 @@ LatencyCeiling sm_ceiling_within(const model::DeviceProfile& link, double latenc
   LatencyCeiling best;
   for (const model::LoadedLink& l : link.zero_copy_under_load)
     if (waits * l.read_round_trip_s <= latency_s && l.Bps > best.Bps)
-      best = {l.Bps, fmt::format("{} teams streaming both ways; 3 x a read's round trip meanwhile ({:.2f} us) fits",
-                                 l.teams, l.read_round_trip_s * 1e6)};
+      best = {l.Bps, fmt::format("{} teams streaming both ways; {} x a read's round trip meanwhile ({:.2f} us) fits",
+                                 l.teams, waits, l.read_round_trip_s * 1e6)};
   return best;
 }
 
