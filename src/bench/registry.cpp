@@ -27,6 +27,11 @@ const std::vector<WorkloadInfo>& workloads() {
        "p2p copy engine, p2p SM stores, NCCL, MPI through the host and CUDA-aware MPI; b(L) per size, b_eff per "
        "transport, one-way ping-pong latency, every message checked, beside the model L / (t_lat + L / B); "
        "`ferry model beff` predicts larger rings"},
+      {"topo", "ping-ping bandwidth per topology against what the links promise, and what the host path costs",
+       "pair (one way, both ways), ring, fully-connected and host-staged (device -> host -> host -> device) topologies "
+       "over regular or irregular sizes, --rounds rounds per size each verified, min/median/max bandwidth; a "
+       "pairwise bandwidth and latency matrix per transport; every topology's peak beside its theoretical peak "
+       "(NVLink, PCIe, store-and-forward) and link's peer copies"},
   };
   return all;
 }

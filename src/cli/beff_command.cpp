@@ -33,29 +33,6 @@ struct BeffOptions {
   std::string profile_path;
 };
 
-// In one process every device is a participant (all of them by default).
-// Under mpirun each rank takes one: --devices lists them per local rank, and
-// without it local rank k takes device k.
-std::vector<int> devices_of(const Backend& backend, const RunOptions& o, const World& w) {
-  const bool chosen = !o.device.empty() || !o.devices.empty();
-  if (!w.distributed()) {
-    if (chosen) return selected_devices(o);
-    std::vector<int> all(static_cast<std::size_t>(backend.device_count()));
-    for (int d = 0; d < backend.device_count(); ++d) all[d] = d;
-    return all;
-  }
-  if (!o.device.empty()) return selected_devices(o);
-  if (!o.devices.empty()) {
-    const std::vector<int> listed = selected_devices(o);
-    if (w.local_rank() >= static_cast<int>(listed.size()))
-      throw UsageError(fmt::format("--devices {} names {} device(s), but this host runs local rank {}: list one "
-                                   "device per rank of the host",
-                                   o.devices, listed.size(), w.local_rank()));
-    return {listed[static_cast<std::size_t>(w.local_rank())]};
-  }
-  return {w.local_rank() % std::max(1, backend.device_count())};
-}
-
 transport::Options::SmProtocol parse_sm_protocol(const std::string& text) {
   if (text == "auto") return transport::Options::SmProtocol::automatic;
   if (text == "ll") return transport::Options::SmProtocol::ll;
@@ -66,7 +43,7 @@ transport::Options::SmProtocol parse_sm_protocol(const std::string& text) {
 beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const World& w) {
   beff::BeffConfig c = beff::BeffConfig::defaults(backend.capabilities(), o.run.quick);
   c.transports = transport::parse_kinds(o.transports);
-  c.devices = devices_of(backend, o.run, w);
+  c.devices = participant_devices(backend, o.run, w);
   if (!o.max_size.empty()) c.max_bytes = parse_bytes(o.max_size);
   if (!o.min_time.empty()) c.min_time_s = parse_duration(o.min_time);
   if (!o.repetitions.empty()) c.repetitions = static_cast<int>(parse_positive_count(o.repetitions, "--repetitions"));

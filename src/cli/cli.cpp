@@ -7,6 +7,7 @@
 
 #include "bench/registry.hpp"
 #include "cli/beff_command.hpp"
+#include "cli/topo_command.hpp"
 #include "cli/link_command.hpp"
 #include "cli/dispatch_command.hpp"
 #include "cli/overlap_command.hpp"
@@ -47,10 +48,10 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
   command_line.insert(command_line.end(), args.begin(), args.end());
 
   try {
-    // Under mpirun every rank runs this; only beff knows how to share the work.
-    if (world().distributed() && !(args.size() >= 2 && args[0] == "run" && args[1] == "beff"))
-      throw UsageError(fmt::format("only `ferry run beff` runs across MPI ranks ({} were started): run other "
-                                   "commands without mpirun",
+    // Under mpirun every rank runs this; only beff and topo know how to share the work.
+    if (world().distributed() && !(args.size() >= 2 && args[0] == "run" && (args[1] == "beff" || args[1] == "topo")))
+      throw UsageError(fmt::format("only `ferry run beff` and `ferry run topo` run across MPI ranks ({} were "
+                                   "started): run other commands without mpirun",
                                    world().size()));
 
     if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
@@ -83,6 +84,7 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     add_overlap_command(*run, command_line, action, out);
     add_dispatch_command(*run, command_line, action, out);
     add_beff_commands(*run, *model, command_line, action, out);
+    add_topo_command(*run, command_line, action, out);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

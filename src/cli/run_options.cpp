@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "core/atomic_file.hpp"
@@ -41,6 +42,26 @@ std::vector<int> selected_devices(const RunOptions& options) {
   std::vector<int> devices;
   for (std::string_view item : split(options.devices, ',')) devices.push_back(parse_device(item));
   return devices;
+}
+
+std::vector<int> participant_devices(const Backend& backend, const RunOptions& o, const World& w) {
+  const bool chosen = !o.device.empty() || !o.devices.empty();
+  if (!w.distributed()) {
+    if (chosen) return selected_devices(o);
+    std::vector<int> all(static_cast<std::size_t>(backend.device_count()));
+    for (int d = 0; d < backend.device_count(); ++d) all[d] = d;
+    return all;
+  }
+  if (!o.device.empty()) return selected_devices(o);
+  if (!o.devices.empty()) {
+    const std::vector<int> listed = selected_devices(o);
+    if (w.local_rank() >= static_cast<int>(listed.size()))
+      throw UsageError(fmt::format("--devices {} names {} device(s), but this host runs local rank {}: list one "
+                                   "device per rank of the host",
+                                   o.devices, listed.size(), w.local_rank()));
+    return {listed[static_cast<std::size_t>(w.local_rank())]};
+  }
+  return {w.local_rank() % std::max(1, backend.device_count())};
 }
 
 Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out) {

@@ -7,6 +7,7 @@
 
 #include "backend/backend.hpp"
 #include "core/results.hpp"
+#include "transport/world.hpp"
 
 namespace ferry {
 
@@ -24,6 +25,12 @@ void add_run_options(CLI::App& command, RunOptions& options);
 
 // The devices the options name: --devices, else --device, else 0.
 std::vector<int> selected_devices(const RunOptions& options);
+
+// The devices of a run whose participants are devices (beff, topo). In one
+// process every device is one (all of them by default). Under mpirun each
+// rank takes one: --devices lists them per local rank, and without it local
+// rank k takes device k.
+std::vector<int> participant_devices(const Backend& backend, const RunOptions& options, const World& world);
 
 // A run's results before any workload: version, time, command line and the
 // machine, whose banner goes to `out` at once.

@@ -25,6 +25,7 @@ struct GpuFacts {
   std::string compute_capability;
   double memory_bandwidth_Bps = 0;  // theoretical, from memory clock and bus width; 0 when unknown
   PcieLink pcie;
+  int nvlinks = 0;                  // active NVLinks, to GPUs and to switches alike, where NVML reports them
 };
 
 struct PeerFacts {

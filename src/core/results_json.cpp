@@ -52,6 +52,7 @@ ordered_json to_json(const Machine& m) {
           {"max_generation", g.pcie.max_generation},
           {"max_width", g.pcie.max_width},
           {"source", g.pcie.source}}},
+        {"nvlinks", g.nvlinks},
     });
   }
   ordered_json peers = ordered_json::array();

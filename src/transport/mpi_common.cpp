@@ -31,7 +31,7 @@ std::string cuda_awareness_gap() {
 std::string mpi_reason(Kind kind, Backend& backend, const World& world, const Group& group) {
   if (!World::built_with_mpi()) return "this ferry was built without MPI (scripts/setup.sh builds it with OpenMPI)";
   if (!world.mpi() || world.size() < 2)
-    return fmt::format("needs 2 or more MPI ranks, one per device: mpirun -np 2 ferry run beff --transport {}",
+    return fmt::format("needs 2 or more MPI ranks, one per device: mpirun -np 2 ferry run beff (or topo) --transport {}",
                        to_string(kind));
   if (group.largest_message > static_cast<std::uint64_t>(INT_MAX))
     return fmt::format("a message of {} B is more than one MPI call carries", group.largest_message);
@@ -40,20 +40,40 @@ std::string mpi_reason(Kind kind, Backend& backend, const World& world, const Gr
   return "";
 }
 
-void mpi_exchange(const Route& route, const void* send, void* receive, std::uint64_t bytes, std::int64_t exchange) {
+void mpi_exchange(const ExchangePlan& plan, int me, std::int64_t exchange, const std::vector<RouteBuffers>& routes) {
 #if FERRY_WITH_MPI
-  const int count = static_cast<int>(bytes);
+  const int count = static_cast<int>(plan.bytes);
   const int tag = static_cast<int>(exchange % 32768);  // the MPI standard's least tag bound
-  if (route.send_to >= 0 && route.receive_from >= 0) {
-    FERRY_MPI(MPI_Sendrecv(send, count, MPI_BYTE, route.send_to, tag, receive, count, MPI_BYTE, route.receive_from, tag,
-                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-  } else if (route.send_to >= 0) {
-    FERRY_MPI(MPI_Send(send, count, MPI_BYTE, route.send_to, tag, MPI_COMM_WORLD));
-  } else if (route.receive_from >= 0) {
-    FERRY_MPI(MPI_Recv(receive, count, MPI_BYTE, route.receive_from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+  if (plan.fan() == 1) {
+    const Route route = plan.route(me, exchange);
+    const RouteBuffers& b = routes.front();
+    if (route.send_to >= 0 && route.receive_from >= 0) {
+      FERRY_MPI(MPI_Sendrecv(b.send, count, MPI_BYTE, route.send_to, tag, b.receive, count, MPI_BYTE,
+                             route.receive_from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    } else if (route.send_to >= 0) {
+      FERRY_MPI(MPI_Send(b.send, count, MPI_BYTE, route.send_to, tag, MPI_COMM_WORLD));
+    } else if (route.receive_from >= 0) {
+      FERRY_MPI(MPI_Recv(b.receive, count, MPI_BYTE, route.receive_from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    return;
   }
+  // Every route at once: the receives posted first, so no send waits for one.
+  std::vector<MPI_Request> requests;
+  for (int k = 0; k < plan.fan(); ++k) {
+    const int from = plan.route(me, exchange, k).receive_from;
+    if (from < 0) continue;
+    requests.emplace_back();
+    FERRY_MPI(MPI_Irecv(routes[k].receive, count, MPI_BYTE, from, tag, MPI_COMM_WORLD, &requests.back()));
+  }
+  for (int k = 0; k < plan.fan(); ++k) {
+    const int to = plan.route(me, exchange, k).send_to;
+    if (to < 0) continue;
+    requests.emplace_back();
+    FERRY_MPI(MPI_Isend(routes[k].send, count, MPI_BYTE, to, tag, MPI_COMM_WORLD, &requests.back()));
+  }
+  FERRY_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
 #else
-  (void)route, (void)send, (void)receive, (void)bytes, (void)exchange;
+  (void)plan, (void)me, (void)exchange, (void)routes;
   throw RuntimeFailure("this ferry was built without MPI");
 #endif
 }

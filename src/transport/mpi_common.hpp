@@ -1,14 +1,21 @@
 #pragma once
-// What mpi-staged and mpi-cuda share: one rank per device, and one MPI call
-// per exchange (MPI_Sendrecv when the participant both sends and receives).
+// What mpi-staged and mpi-cuda share: one rank per device, and the MPI calls
+// of one exchange (MPI_Sendrecv for a single route; for several, every
+// receive and send posted at once, then waited for).
 #include <cstdint>
+#include <vector>
 
 #include "transport/exchange_plan.hpp"
 
 namespace ferry::transport {
 
-// Sends `send` to route.send_to and receives into `receive` from
-// route.receive_from, over MPI_COMM_WORLD, whichever of the two the route has.
-void mpi_exchange(const Route& route, const void* send, void* receive, std::uint64_t bytes, std::int64_t exchange);
+// Where route k's message of one exchange is sent from and received into.
+struct RouteBuffers {
+  const void* send = nullptr;
+  void* receive = nullptr;
+};
+
+// Participant `me`'s part of `exchange` over MPI_COMM_WORLD, on every route of the plan.
+void mpi_exchange(const ExchangePlan& plan, int me, std::int64_t exchange, const std::vector<RouteBuffers>& routes);
 
 }  // namespace ferry::transport

@@ -18,9 +18,10 @@ class MpiCuda final : public Transport {
 
   std::vector<double> run(const ExchangePlan& plan) override {
     const auto start = HostClock::now();
+    std::vector<RouteBuffers> routes(static_cast<std::size_t>(plan.fan()));
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
-      const std::uint64_t at = plan.offset(i);
-      mpi_exchange(plan.route(me_.index, i), me_.send + at, me_.receive + at, plan.bytes, i);
+      for (int k = 0; k < plan.fan(); ++k) routes[k] = {me_.send + plan.offset(i, k), me_.receive + plan.offset(i, k)};
+      mpi_exchange(plan, me_.index, i, routes);
     }
     return {seconds_between(start, HostClock::now())};
   }

@@ -117,16 +117,19 @@ class Nccl final : public Transport {
   std::vector<double> run(const ExchangePlan& plan) override {
     for (Lane& lane : lanes_) lane.stream->record(*lane.start);
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
-      const std::uint64_t at = plan.offset(i);
+      // Every local device's sends and receives of the exchange, on every route, in one group: NCCL runs them at once.
       FERRY_NCCL(nccl_.group_start());
-      for (std::size_t k = 0; k < lanes_.size(); ++k) {
-        const Participant& p = group_.local[k];
-        const Route route = plan.route(p.index, i);
-        auto stream = static_cast<cudaStream_t>(lanes_[k].stream->native_handle());
-        if (route.send_to >= 0)
-          FERRY_NCCL(nccl_.send(p.send + at, plan.bytes, ncclUint8, route.send_to, lanes_[k].comm, stream));
-        if (route.receive_from >= 0)
-          FERRY_NCCL(nccl_.recv(p.receive + at, plan.bytes, ncclUint8, route.receive_from, lanes_[k].comm, stream));
+      for (std::size_t l = 0; l < lanes_.size(); ++l) {
+        const Participant& p = group_.local[l];
+        auto stream = static_cast<cudaStream_t>(lanes_[l].stream->native_handle());
+        for (int k = 0; k < plan.fan(); ++k) {
+          const Route route = plan.route(p.index, i, k);
+          const std::uint64_t at = plan.offset(i, k);
+          if (route.send_to >= 0)
+            FERRY_NCCL(nccl_.send(p.send + at, plan.bytes, ncclUint8, route.send_to, lanes_[l].comm, stream));
+          if (route.receive_from >= 0)
+            FERRY_NCCL(nccl_.recv(p.receive + at, plan.bytes, ncclUint8, route.receive_from, lanes_[l].comm, stream));
+        }
       }
       FERRY_NCCL(nccl_.group_end());
     }

@@ -1,10 +1,12 @@
 // p2p-ce: each message is one peer copy by the sender's copy engine, straight
 // into the receiver's memory. A participant starts exchange i + 1 only once
-// the message of exchange i has reached it, as MPI_Sendrecv would return: an
-// event per sender and exchange parity carries that from stream to stream.
-// Issuing a copy costs the host microseconds, more than a small copy takes,
-// so where the backend can, the whole plan is captured once as a graph across
-// the devices and replayed: what is timed is then the copy engines.
+// the messages of exchange i have reached it, as MPI_Sendrecv would return: an
+// event per sender, route and exchange parity carries that from stream to
+// stream. Each route of a participant has a stream of its own, so the routes
+// of a fully-connected exchange run at once. Issuing a copy costs the host
+// microseconds, more than a small copy takes, so where the backend can, the
+// whole plan is captured once as a graph across the devices and replayed:
+// what is timed is then the copy engines.
 #include <array>
 
 #include "transport/transports.hpp"
@@ -19,10 +21,15 @@ class PeerCopyEngine final : public Transport {
     fork_ = backend.make_event(group.local.front().device);
     for (const Participant& p : group.local) {
       Lane lane;
-      lane.stream = backend.make_stream(p.device);
       lane.start = backend.make_event(p.device);
       lane.end = backend.make_event(p.device);
-      for (auto& e : lane.delivered) e = backend.make_event(p.device);
+      for (int k = 0; k < group.routes; ++k) {
+        RouteLane route;
+        route.stream = backend.make_stream(p.device);
+        route.joined = backend.make_event(p.device);
+        for (auto& e : route.delivered) e = backend.make_event(p.device);
+        lane.routes.push_back(std::move(route));
+      }
       lanes_.push_back(std::move(lane));
     }
   }
@@ -36,29 +43,41 @@ class PeerCopyEngine final : public Transport {
     if (graphs_) {
       if (!graph_ || !same_plan(plan, captured_)) capture(plan);
       Lane& first = lanes_.front();
-      first.stream->record(*first.start);
-      first.stream->replay(*graph_);
-      first.stream->record(*first.end);
-      first.stream->synchronize();
+      Stream& origin = *first.routes.front().stream;
+      origin.record(*first.start);
+      origin.replay(*graph_);
+      origin.record(*first.end);
+      origin.synchronize();
       // One graph spans every device: each participant's time is the graph's.
       return std::vector<double>(n, first.end->seconds_since(*first.start));
     }
-    for (Lane& lane : lanes_) lane.stream->record(*lane.start);
+    for (Lane& lane : lanes_) {
+      lane.main().record(*lane.start);
+      for (int k = 1; k < plan.fan(); ++k) lane.routes[k].stream->wait(*lane.start);
+    }
     enqueue_exchanges(plan);
+    for (Lane& lane : lanes_) {
+      join_routes(lane, plan.fan());
+      lane.main().record(*lane.end);
+    }
     std::vector<double> seconds(n);
-    for (int p = 0; p < n; ++p) lanes_[p].stream->record(*lanes_[p].end);
     for (int p = 0; p < n; ++p) {
-      lanes_[p].stream->synchronize();
+      lanes_[p].main().synchronize();
       seconds[p] = lanes_[p].end->seconds_since(*lanes_[p].start);
     }
     return seconds;
   }
 
  private:
-  struct Lane {
+  struct RouteLane {
     std::unique_ptr<Stream> stream;
-    std::unique_ptr<Event> start, end;
+    std::unique_ptr<Event> joined;  // this route's stream is done, for the participant's first stream to wait on
     std::array<std::unique_ptr<Event>, 2> delivered;
+  };
+  struct Lane {
+    std::unique_ptr<Event> start, end;
+    std::vector<RouteLane> routes;
+    Stream& main() { return *routes.front().stream; }
   };
 
   static bool same_plan(const ExchangePlan& a, const ExchangePlan& b) {
@@ -66,45 +85,60 @@ class PeerCopyEngine final : public Transport {
            a.slots.exchanges == b.slots.exchanges && a.slots.slots == b.slots.slots;
   }
 
-  // The first lane's capture forks into the others by an event and joins them back at the end.
+  // The first lane's first stream forks into every other stream by an event and joins them back at the end.
   void capture(const ExchangePlan& plan) {
     graph_.reset();
-    Lane& first = lanes_.front();
-    first.stream->begin_capture();
-    first.stream->record(*fork_);
-    for (std::size_t p = 1; p < lanes_.size(); ++p) lanes_[p].stream->wait(*fork_);
+    Stream& origin = lanes_.front().main();
+    origin.begin_capture();
+    origin.record(*fork_);
+    for (std::size_t p = 0; p < lanes_.size(); ++p)
+      for (int k = 0; k < plan.fan(); ++k)
+        if (p > 0 || k > 0) lanes_[p].routes[k].stream->wait(*fork_);
     enqueue_exchanges(plan);
-    for (std::size_t p = 1; p < lanes_.size(); ++p) {
-      lanes_[p].stream->record(*lanes_[p].end);
-      first.stream->wait(*lanes_[p].end);
+    for (std::size_t p = 0; p < lanes_.size(); ++p) {
+      join_routes(lanes_[p], plan.fan());
+      if (p == 0) continue;
+      lanes_[p].main().record(*lanes_[p].routes.front().joined);
+      origin.wait(*lanes_[p].routes.front().joined);
     }
-    graph_ = first.stream->end_capture();
+    graph_ = origin.end_capture();
     captured_ = plan;
   }
 
-  // Every exchange of the plan, each stream ending once the last message to it has arrived.
+  void join_routes(Lane& lane, int fan) {
+    for (int k = 1; k < fan; ++k) {
+      lane.routes[k].stream->record(*lane.routes[k].joined);
+      lane.main().wait(*lane.routes[k].joined);
+    }
+  }
+
+  // Every exchange of the plan, each participant's first stream ending once the last messages to it have arrived.
   void enqueue_exchanges(const ExchangePlan& plan) {
     const int n = static_cast<int>(lanes_.size());
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
       for (int p = 0; p < n; ++p) {
-        Lane& lane = lanes_[p];
-        if (i > 0) wait_for_arrival(lane, plan, p, i - 1);
-        const Route r = plan.route(p, i);
-        if (r.send_to < 0) continue;
-        const std::uint64_t at = plan.offset(i);
-        lane.stream->copy(group_.local[r.send_to].receive + at, group_.local[p].send + at, plan.bytes);
-        // Two events per sender, by exchange parity: a wait issued for exchange i - 1
-        // still finds its record while exchange i's is being issued.
-        lane.stream->record(*lane.delivered[i % 2]);
+        for (int k = 0; k < plan.fan(); ++k) {
+          RouteLane& route = lanes_[p].routes[k];
+          if (i > 0) wait_for_arrivals(*route.stream, plan, p, i - 1);
+          const Route r = plan.route(p, i, k);
+          if (r.send_to < 0) continue;
+          const std::uint64_t at = plan.offset(i, k);
+          route.stream->copy(group_.local[r.send_to].receive + at, group_.local[p].send + at, plan.bytes);
+          // Two events per sender and route, by exchange parity: a wait issued for exchange
+          // i - 1 still finds its record while exchange i's is being issued.
+          route.stream->record(*route.delivered[i % 2]);
+        }
       }
     }
-    for (int p = 0; p < n; ++p) wait_for_arrival(lanes_[p], plan, p, plan.exchanges() - 1);
+    for (int p = 0; p < n; ++p) wait_for_arrivals(lanes_[p].main(), plan, p, plan.exchanges() - 1);
   }
 
-  // Participant p's stream waits until exchange i's message to it has arrived.
-  void wait_for_arrival(Lane& lane, const ExchangePlan& plan, int p, std::int64_t i) {
-    const int from = plan.route(p, i).receive_from;
-    if (from >= 0) lane.stream->wait(*lanes_[from].delivered[i % 2]);
+  // `stream` waits until every message of exchange i to participant p has arrived.
+  void wait_for_arrivals(Stream& stream, const ExchangePlan& plan, int p, std::int64_t i) {
+    for (int k = 0; k < plan.fan(); ++k) {
+      const int from = plan.route(p, i, k).receive_from;
+      if (from >= 0) stream.wait(*lanes_[from].routes[k].delivered[i % 2]);
+    }
   }
 
   const Group group_;

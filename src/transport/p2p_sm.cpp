@@ -28,22 +28,13 @@ class PeerStores final : public Transport {
                                          ? group.largest_message
                                          : std::min(sm_ll_largest_bytes, group.largest_message);
     ll_slot_words_ = 2 * std::max<std::uint64_t>(1, (ll_largest + 7) / 8);
+    // A lane per participant and route: a fully-connected exchange's routes are separate launches that run at once.
     for (const Participant& p : group.local) {
-      Lane lane;
-      lane.stream = backend.make_stream(p.device);
-      lane.start = backend.make_event(p.device);
-      lane.end = backend.make_event(p.device);
-      const std::uint64_t flag_words = flag_teams * sm_flag_stride;
-      lane.arrived = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
-      lane.credit = backend.allocate_device(p.device, flag_words * sizeof(std::uint64_t));
-      lane.inbox = backend.allocate_device(p.device, sm_ll_depth * ll_slot_words_ * sizeof(std::uint64_t));
-      lane.failure = backend.allocate_host(MemoryKind::mapped, sm_flag_stride * sizeof(std::uint64_t));
-      // Tag 0 never comes: zeroed memory holds no message and no credit.
-      for (Buffer* b : {&lane.arrived, &lane.credit, &lane.inbox}) lane.stream->fill(b->data(), 0, b->bytes());
-      lane.stream->synchronize();
-      lanes_.push_back(std::move(lane));
+      std::vector<Lane> routes;
+      for (int k = 0; k < group.routes; ++k) routes.push_back(make_lane(backend, p.device, ll_slot_words_));
+      lanes_.push_back(std::move(routes));
     }
-    resident_teams_ = std::max(1, peer_store_resident_teams(*lanes_.front().stream));
+    resident_teams_ = std::max(1, peer_store_resident_teams(*lanes_.front().front().stream));
   }
 
   Kind kind() const override { return Kind::p2p_sm; }
@@ -52,41 +43,32 @@ class PeerStores final : public Transport {
 
   std::vector<double> run(const ExchangePlan& plan) override {
     const bool ll = uses_ll(plan.bytes);
-    const int teams = teams_for(plan.bytes, ll);
+    const int fan = plan.fan();
+    // The routes' launches share the device: each takes its part of what is resident at once.
+    const int teams = teams_for(plan.bytes, ll, fan);
     const int n = static_cast<int>(lanes_.size());
-    for (Lane& lane : lanes_) *lane.failure.as<std::uint64_t>() = no_sm_failure;
+    for (auto& routes : lanes_)
+      for (Lane& lane : routes) *lane.failure.as<std::uint64_t>() = no_sm_failure;
     for (int p = 0; p < n; ++p) {
-      const Route peers = peers_of(plan, p);
-      Lane& lane = lanes_[p];
-      PeerStoreExchange k;
-      k.plan = plan;
-      k.me = p;
-      k.first_tag = next_tag_;
-      k.ll = ll;
-      k.ll_slot_words = ll_slot_words_;
-      k.send = group_.local[p].send;
-      k.receive = group_.local[p].receive;
-      k.arrived = lane.arrived.as<std::uint64_t>();
-      k.inbox = lane.inbox.as<std::uint64_t>();
-      k.credit = lane.credit.as<std::uint64_t>();
-      if (peers.send_to >= 0) {
-        k.to_receive = group_.local[peers.send_to].receive;
-        k.to_arrived = lanes_[peers.send_to].arrived.as<std::uint64_t>();
-        k.to_inbox = lanes_[peers.send_to].inbox.as<std::uint64_t>();
+      Lane& first = lanes_[p].front();
+      first.stream->record(*first.start);
+      for (int k = 0; k < fan; ++k) {
+        Lane& lane = lanes_[p][k];
+        if (k > 0) lane.stream->wait(*first.start);
+        launch_peer_store_exchange(*lane.stream, kernel_for(plan, p, k, ll), teams);
+        lane.stream->record(*lane.end);
       }
-      if (peers.receive_from >= 0) k.from_credit = lanes_[peers.receive_from].credit.as<std::uint64_t>();
-      k.failure = lane.failure.device_view_as<std::uint64_t>();
-      k.timeout_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
-      lane.stream->record(*lane.start);
-      launch_peer_store_exchange(*lane.stream, k, teams);
-      lane.stream->record(*lane.end);
     }
     std::vector<double> seconds(n);
-    for (int p = 0; p < n; ++p) lanes_[p].stream->synchronize();
+    for (auto& routes : lanes_)
+      for (int k = 0; k < fan; ++k) routes[k].stream->synchronize();
     for (int p = 0; p < n; ++p) {
-      const std::uint64_t failure = load_acquire_system(lanes_[p].failure.as<std::uint64_t>());
-      if (failure != no_sm_failure) throw RuntimeFailure(failure_text(plan, p, failure));
-      seconds[p] = lanes_[p].end->seconds_since(*lanes_[p].start);
+      for (int k = 0; k < fan; ++k) {
+        const std::uint64_t failure = load_acquire_system(lanes_[p][k].failure.as<std::uint64_t>());
+        if (failure != no_sm_failure) throw RuntimeFailure(failure_text(plan, p, k, failure));
+        // A participant is done when its last route is.
+        seconds[p] = std::max(seconds[p], lanes_[p][k].end->seconds_since(*lanes_[p].front().start));
+      }
     }
     next_tag_ += static_cast<std::uint64_t>(plan.exchanges());
     return seconds;
@@ -99,6 +81,49 @@ class PeerStores final : public Transport {
     Buffer arrived, credit, inbox, failure;
   };
 
+  static Lane make_lane(Backend& backend, int device, std::uint64_t ll_slot_words) {
+    Lane lane;
+    lane.stream = backend.make_stream(device);
+    lane.start = backend.make_event(device);
+    lane.end = backend.make_event(device);
+    const std::uint64_t flag_words = flag_teams * sm_flag_stride;
+    lane.arrived = backend.allocate_device(device, flag_words * sizeof(std::uint64_t));
+    lane.credit = backend.allocate_device(device, flag_words * sizeof(std::uint64_t));
+    lane.inbox = backend.allocate_device(device, sm_ll_depth * ll_slot_words * sizeof(std::uint64_t));
+    lane.failure = backend.allocate_host(MemoryKind::mapped, sm_flag_stride * sizeof(std::uint64_t));
+    // Tag 0 never comes: zeroed memory holds no message and no credit.
+    for (Buffer* b : {&lane.arrived, &lane.credit, &lane.inbox}) lane.stream->fill(b->data(), 0, b->bytes());
+    lane.stream->synchronize();
+    return lane;
+  }
+
+  // Participant p's launch for route k: its own flags, and those of the peers route k pairs it with.
+  PeerStoreExchange kernel_for(const ExchangePlan& plan, int p, int k, bool ll) {
+    const Route peers = peers_of(plan, p, k);
+    Lane& lane = lanes_[p][k];
+    PeerStoreExchange e;
+    e.plan = plan;
+    e.me = p;
+    e.route = k;
+    e.first_tag = next_tag_;
+    e.ll = ll;
+    e.ll_slot_words = ll_slot_words_;
+    e.send = group_.local[p].send;
+    e.receive = group_.local[p].receive;
+    e.arrived = lane.arrived.as<std::uint64_t>();
+    e.inbox = lane.inbox.as<std::uint64_t>();
+    e.credit = lane.credit.as<std::uint64_t>();
+    if (peers.send_to >= 0) {
+      e.to_receive = group_.local[peers.send_to].receive;
+      e.to_arrived = lanes_[peers.send_to][k].arrived.as<std::uint64_t>();
+      e.to_inbox = lanes_[peers.send_to][k].inbox.as<std::uint64_t>();
+    }
+    if (peers.receive_from >= 0) e.from_credit = lanes_[peers.receive_from][k].credit.as<std::uint64_t>();
+    e.failure = lane.failure.device_view_as<std::uint64_t>();
+    e.timeout_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
+    return e;
+  }
+
   bool uses_ll(std::uint64_t bytes) const {
     switch (options_.sm_protocol) {
       case Options::SmProtocol::ll: return true;
@@ -108,18 +133,18 @@ class PeerStores final : public Transport {
     return true;
   }
 
-  int teams_for(std::uint64_t bytes, bool ll) const {
+  int teams_for(std::uint64_t bytes, bool ll, int fan) const {
     const std::uint64_t wanted = ll ? ((bytes + 7) / 8 + ll_lines_per_team - 1) / ll_lines_per_team
                                     : (bytes + direct_bytes_per_team - 1) / direct_bytes_per_team;
     const int most_direct = options_.sm_teams > 0 ? options_.sm_teams : most_direct_teams;
-    const int most = std::min({ll ? most_ll_teams : most_direct, resident_teams_, flag_teams});
+    const int most = std::min({ll ? most_ll_teams : most_direct, std::max(1, resident_teams_ / fan), flag_teams});
     return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, static_cast<std::uint64_t>(most)));
   }
 
-  std::string failure_text(const ExchangePlan& plan, int p, std::uint64_t failure) const {
+  std::string failure_text(const ExchangePlan& plan, int p, int k, std::uint64_t failure) const {
     const std::int64_t exchange = static_cast<std::int64_t>(failure >> 2) - 1;
     const bool credit = (failure & 3) == static_cast<std::uint64_t>(SmWait::credit);
-    const Route peers = peers_of(plan, p);
+    const Route peers = peers_of(plan, p, k);
     const int peer = credit ? peers.send_to : peers.receive_from;
     return fmt::format("p2p-sm: device {} waited more than {} s for {} of exchange {} of {} ({} B) {} device {}",
                        group_.local[p].device, options_.timeout_s, credit ? "room in the inbox" : "the message",
@@ -129,7 +154,7 @@ class PeerStores final : public Transport {
 
   const Group group_;
   const Options options_;
-  std::vector<Lane> lanes_;
+  std::vector<std::vector<Lane>> lanes_;  // [participant][route]
   std::uint64_t ll_slot_words_ = 1;
   int resident_teams_ = 1;
   std::uint64_t next_tag_ = 1;

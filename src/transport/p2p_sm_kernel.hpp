@@ -51,6 +51,7 @@ FERRY_HD inline std::uint64_t sm_failure_word(std::int64_t exchange, SmWait what
 struct PeerStoreExchange {
   ExchangePlan plan;
   int me = 0;                          // this device's participant
+  int route = 0;                       // which of the plan's routes this launch moves (one launch per route)
   std::uint64_t first_tag = 1;         // exchange i's tag is first_tag + i
   bool ll = true;
   std::uint64_t ll_slot_words = 0;     // words in one LL inbox slot (two per line)
@@ -113,7 +114,7 @@ struct PeerStoreExchange {
     if (i >= static_cast<std::int64_t>(sm_ll_depth))
       wait_for(credit + team.index() * sm_flag_stride, tag - sm_ll_depth, t.credit_seen, t, i, SmWait::credit);
     const Slice slice = team_slice(ll_lines(), team.index(), team.count());
-    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(i));
+    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(i, route));
     std::uint64_t* out = to_inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     const std::uint64_t mark = tag_bits(tag);
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
@@ -131,11 +132,11 @@ struct PeerStoreExchange {
   template <class Team>
   FERRY_HD void stage_next_send(Team& team, std::int64_t i, Thread& t) const {
     const std::int64_t next = i + 1;
-    if (next >= plan.exchanges() || plan.route(me, next).send_to < 0) return;
+    if (next >= plan.exchanges() || plan.route(me, next, route).send_to < 0) return;
     if (next >= static_cast<std::int64_t>(sm_ll_depth))
       t.credit_seen = load_relaxed_system(credit + team.index() * sm_flag_stride);
     const Slice slice = team_slice(ll_lines(), team.index(), team.count());
-    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(next));
+    const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(next, route));
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
     FERRY_UNROLL
     for (int k = 0; k < lines_in_flight; ++k)
@@ -148,7 +149,7 @@ struct PeerStoreExchange {
     stage_next_send(team, i, t);
     const Slice slice = team_slice(ll_lines(), team.index(), team.count());
     const std::uint64_t* in = inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
-    std::byte* out = receive + plan.offset(i);
+    std::byte* out = receive + plan.offset(i, route);
     const std::uint64_t mark = tag_bits(tag);
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
     for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi; base += lines_in_flight * step) {
@@ -194,8 +195,8 @@ struct PeerStoreExchange {
     const std::uint64_t whole = plan.bytes / sizeof(Line);
     const std::uint64_t lines = (plan.bytes + sizeof(Line) - 1) / sizeof(Line);
     const Slice slice = team_slice(lines, team.index(), team.count());
-    const auto* from = reinterpret_cast<const Line*>(send + plan.offset(i));
-    auto* to = reinterpret_cast<Line*>(to_receive + plan.offset(i));
+    const auto* from = reinterpret_cast<const Line*>(send + plan.offset(i, route));
+    auto* to = reinterpret_cast<Line*>(to_receive + plan.offset(i, route));
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
     // Loads first, then stores: several reads in flight per thread.
     for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi; base += lines_in_flight * step) {
@@ -232,7 +233,7 @@ struct PeerStoreExchange {
   FERRY_HD void operator()(Team& team) const {
     Thread t;
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
-      const Route r = plan.route(me, i);
+      const Route r = plan.route(me, i, route);
       const std::uint64_t tag = first_tag + static_cast<std::uint64_t>(i);
       if (r.send_to >= 0) {
         if (ll) ll_send(team, i, tag, t);

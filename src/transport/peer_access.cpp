@@ -14,13 +14,15 @@ std::string peer_reason(Kind kind, Backend& backend, const World& world, const G
         to_string(kind));
   if (group.local.size() < 2) return "needs 2 devices in one process (--devices 0,1)";
   const int n = static_cast<int>(group.local.size());
+  // Each route k pairs every participant with the one k + 1 to its right; both
+  // ways, since a ping-pong runs both ways between neighbours.
   for (int p = 0; p < n; ++p) {
-    const int right = (p + 1) % n;
-    const int from = group.local[p].device, to = group.local[right].device;
-    if (from == to) continue;
-    // Both ways: the ring runs to the right, a ping-pong runs both ways between neighbours.
-    if (!backend.enable_peer_access(from, to) || !backend.enable_peer_access(to, from))
-      return fmt::format("devices {} and {} cannot reach each other's memory (no peer access)", from, to);
+    for (int k = 0; k < group.routes; ++k) {
+      const int from = group.local[p].device, to = group.local[(p + k + 1) % n].device;
+      if (from == to) continue;
+      if (!backend.enable_peer_access(from, to) || !backend.enable_peer_access(to, from))
+        return fmt::format("devices {} and {} cannot reach each other's memory (no peer access)", from, to);
+    }
   }
   return "";
 }

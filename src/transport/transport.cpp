@@ -11,7 +11,8 @@
 namespace ferry::transport {
 
 const std::vector<Kind>& all_kinds() {
-  static const std::vector<Kind> kinds = {Kind::p2p_ce, Kind::p2p_sm, Kind::nccl, Kind::mpi_staged, Kind::mpi_cuda};
+  static const std::vector<Kind> kinds = {Kind::p2p_ce,      Kind::p2p_sm,     Kind::nccl,
+                                          Kind::host_staged, Kind::mpi_staged, Kind::mpi_cuda};
   return kinds;
 }
 
@@ -20,6 +21,7 @@ std::string_view to_string(Kind kind) {
     case Kind::p2p_ce: return "p2p-ce";
     case Kind::p2p_sm: return "p2p-sm";
     case Kind::nccl: return "nccl";
+    case Kind::host_staged: return "host-staged";
     case Kind::mpi_staged: return "mpi-staged";
     case Kind::mpi_cuda: return "mpi-cuda";
   }
@@ -41,10 +43,10 @@ std::vector<Kind> parse_kinds(std::string_view text) {
   return kinds;
 }
 
-Route peers_of(const ExchangePlan& plan, int participant) {
+Route peers_of(const ExchangePlan& plan, int participant, int k) {
   Route peers;
   for (std::int64_t i = 0; i < std::min<std::int64_t>(2, plan.exchanges()); ++i) {
-    const Route r = plan.route(participant, i);
+    const Route r = plan.route(participant, i, k);
     if (r.send_to >= 0) peers.send_to = r.send_to;
     if (r.receive_from >= 0) peers.receive_from = r.receive_from;
   }
@@ -56,10 +58,22 @@ std::string unavailable_reason(Kind kind, Backend& backend, const World& world, 
     case Kind::p2p_ce:
     case Kind::p2p_sm: return peer_reason(kind, backend, world, group);
     case Kind::nccl: return nccl_reason(backend, world, group);
+    case Kind::host_staged: return host_staged_reason(world, group);
     case Kind::mpi_staged:
     case Kind::mpi_cuda: return mpi_reason(kind, backend, world, group);
   }
   return "unknown transport";
+}
+
+std::string unavailable_anywhere(Kind kind, Backend& backend, const World& world, const Group& group) {
+  const std::string mine = unavailable_reason(kind, backend, world, group);
+  const std::vector<std::string> reasons = world.gather(mine);
+  if (world.all(mine.empty())) return "";
+  if (world.rank() != 0) return "not on every rank";
+  const bool same_everywhere = std::all_of(reasons.begin(), reasons.end(), [&](const auto& r) { return r == reasons[0]; });
+  for (std::size_t r = 0; r < reasons.size(); ++r)
+    if (!reasons[r].empty()) return same_everywhere ? reasons[r] : fmt::format("rank {}: {}", r, reasons[r]);
+  return "not on every rank";
 }
 
 std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const Group& group, const Options& options) {
@@ -67,6 +81,7 @@ std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const
     case Kind::p2p_ce: return open_p2p_ce(backend, group);
     case Kind::p2p_sm: return open_p2p_sm(backend, group, options);
     case Kind::nccl: return open_nccl(backend, world, group);
+    case Kind::host_staged: return open_host_staged(backend, group);
     case Kind::mpi_staged: return open_mpi_staged(backend, group);
     case Kind::mpi_cuda: return open_mpi_cuda(backend, group);
   }

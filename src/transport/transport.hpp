@@ -21,6 +21,7 @@ enum class Kind {
   p2p_ce,      // peer copies by the copy engine, one process driving every device
   p2p_sm,      // kernels store into the peer's memory and raise a flag that the peer's kernel polls
   nccl,        // ncclSend/ncclRecv, grouped; one rank per GPU under mpirun, or every device of one process
+  host_staged, // device -> pinned host, memcpy between host buffers, host -> device; one process driving every device
   mpi_staged,  // device -> pinned host, MPI_Sendrecv between hosts, host -> device
   mpi_cuda,    // MPI_Sendrecv on device memory, where the MPI library is CUDA-aware
 };
@@ -46,6 +47,7 @@ struct Group {
   std::vector<Participant> local;  // those this process drives
   std::uint64_t area_bytes = 0;    // each send and receive area
   std::uint64_t largest_message = 0;
+  int routes = 1;                  // the most routes a plan on it takes: fully-connected's participants - 1
 };
 
 struct Options {
@@ -70,12 +72,27 @@ class Transport {
   // once (across ranks, the caller's barrier comes first). Returns each local
   // participant's seconds, in Group::local's order. The areas hold what the
   // plan's messages need; their contents are the caller's to fill and check.
+  // A fully-connected plan's routes all run at once.
   virtual std::vector<double> run(const ExchangePlan& plan) = 0;
 };
 
 // Why a transport cannot run on this group here (a skipped row's reason), or "".
 // Every rank gets the same answer.
 std::string unavailable_reason(Kind kind, Backend& backend, const World& world, const Group& group);
+
+// The host -> host step of host-staged (in one process) or mpi-staged (across
+// ranks) alone: `repetitions` timings of one message of `bytes`, every rank
+// taking part; empty seconds when the copy did not arrive intact.
+struct HostStepTime {
+  std::string how;
+  std::vector<double> seconds;
+};
+HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes, int repetitions);
+
+// unavailable_reason() agreed across ranks: "" when every rank can run it;
+// otherwise, on rank 0, the reason (naming the rank where they differ), and on
+// the other ranks a placeholder. Every rank must call it.
+std::string unavailable_anywhere(Kind kind, Backend& backend, const World& world, const Group& group);
 
 // Opens a transport that unavailable_reason() said can run.
 std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const Group& group, const Options& options);

@@ -55,6 +55,7 @@ TEST(Cli, HelpExplainsEveryCommand) {
                                                                  {"run", "dispatch", "--help"},
                                                                  {"run", "beff", "--help"},
                                                                  {"model", "beff", "--help"},
+                                                                 {"run", "topo", "--help"},
                                                                  {"probe", "--help"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 0);

@@ -32,6 +32,42 @@ TEST(Route, APingPongTakesTurnsBetweenTheFirstTwo) {
   EXPECT_EQ(idle.receive_from, -1);
 }
 
+TEST(Route, OneWayAlwaysGoesFromTheFirstToTheSecond) {
+  for (std::int64_t i : {0, 1, 7}) {
+    EXPECT_EQ(route_of(Pattern::one_way, 2, 0, i).send_to, 1);
+    EXPECT_EQ(route_of(Pattern::one_way, 2, 0, i).receive_from, -1);
+    EXPECT_EQ(route_of(Pattern::one_way, 2, 1, i).receive_from, 0);
+    EXPECT_EQ(route_of(Pattern::one_way, 2, 1, i).send_to, -1);
+  }
+}
+
+TEST(Route, FullyConnectedMeetsEveryPairOnceEachWay) {
+  for (int n : {3, 4, 5}) {
+    ASSERT_EQ(fan_of(Pattern::fully_connected, n), n - 1);
+    std::set<std::pair<int, int>> sent, received;
+    for (int p = 0; p < n; ++p) {
+      for (int k = 0; k < n - 1; ++k) {
+        const Route r = route_of(Pattern::fully_connected, n, p, 0, k);
+        EXPECT_NE(r.send_to, p);
+        EXPECT_TRUE(sent.insert({p, r.send_to}).second);
+        EXPECT_TRUE(received.insert({r.receive_from, p}).second);
+        // What p sends on route k, its receiver takes from p on the same route.
+        EXPECT_EQ(route_of(Pattern::fully_connected, n, r.send_to, 0, k).receive_from, p);
+      }
+    }
+    EXPECT_EQ(static_cast<int>(sent.size()), n * (n - 1));
+    EXPECT_EQ(sent, received);
+  }
+}
+
+TEST(SlotPlan, ASlotHoldsAMessagePerRoute) {
+  const ExchangePlan plan = make_plan(Pattern::fully_connected, 4, 1000, 2, 1 << 20);
+  EXPECT_EQ(plan.message_pitch(), slot_pitch(1000));
+  EXPECT_EQ(plan.pitch, 3 * slot_pitch(1000));
+  EXPECT_EQ(plan.offset(1, 2), plan.pitch + 2 * slot_pitch(1000));
+  EXPECT_EQ(plan.slots.slots, static_cast<std::int64_t>((1 << 20) / plan.pitch));
+}
+
 TEST(SlotPlan, EveryExchangeKeepsItsSlotWhileTheyFit) {
   const SlotPlan plan{10, 16};
   EXPECT_TRUE(plan.every_exchange_kept());
@@ -84,7 +120,7 @@ TEST(SlotPlan, MessagesStartOnAVectorBoundary) {
 }
 
 TEST(Transport, NamesParseAndAnUnknownOneIsBadInput) {
-  EXPECT_EQ(parse_kinds("all").size(), 5u);
+  EXPECT_EQ(parse_kinds("all").size(), 6u);
   EXPECT_EQ(parse_kinds("nccl,p2p-sm"), (std::vector<Kind>{Kind::nccl, Kind::p2p_sm}));
   for (Kind k : all_kinds()) EXPECT_EQ(parse_kinds(std::string(to_string(k))).front(), k);
   EXPECT_THROW(parse_kinds("p2p-ce,carrier-pigeon"), UsageError);

@@ -177,6 +177,7 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
     nvmlDevice_t handle{};
     if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) continue;
     seen[gpu.index] = {handle, read_nvlinks(nvml, handle)};
+    gpu.nvlinks = static_cast<int>(seen[gpu.index].links.to_gpus.size()) + seen[gpu.index].links.to_switches;
     unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
     if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
         nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&

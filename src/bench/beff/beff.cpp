@@ -3,31 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "bench/beff/beff_run.hpp"
 #include "core/text.hpp"
 
 namespace ferry::beff {
-namespace {
-
-// Rank 0 learns who every participant is: "participant rank device host" per line, from every rank.
-std::vector<Member> gather_members(World& world, const transport::Group& group) {
-  std::string mine;
-  for (const transport::Participant& p : group.local)
-    mine += fmt::format("{} {} {} {}\n", p.index, world.rank(), p.device, world.host());
-  std::vector<Member> members;
-  for (const std::string& text : world.gather(mine)) {
-    std::istringstream lines(text);
-    Member m;
-    while (lines >> m.participant >> m.rank >> m.device >> m.host) members.push_back(m);
-  }
-  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.participant < b.participant; });
-  return members;
-}
-
-}  // namespace
-
 WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {
   validate(backend, config);
@@ -36,7 +16,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   const int participants = one_per_rank ? world.size() : static_cast<int>(config.devices.size());
   const std::vector<int> devices = one_per_rank ? std::vector<int>{config.devices.front()} : config.devices;
   const std::uint64_t largest = config.sizes().back();
-  LocalAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest);
+  ExchangeAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest);
   const std::vector<Member> members = gather_members(world, areas.group());
 
   // A rank that waits longer than any single step may take is waiting for a rank that is gone.

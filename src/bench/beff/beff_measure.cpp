@@ -17,11 +17,10 @@ using transport::Pattern;
 
 class SizeMeasurement {
  public:
-  SizeMeasurement(transport::Transport& transport, World& world, LocalAreas& areas, const BeffConfig& config,
+  SizeMeasurement(transport::Transport& transport, World& world, ExchangeAreas& areas, const BeffConfig& config,
                   Pattern pattern, std::uint64_t bytes)
       : transport_(transport), world_(world), areas_(areas), config_(config), pattern_(pattern), bytes_(bytes) {
     const std::int64_t capacity = static_cast<std::int64_t>(areas.area_bytes() / transport::slot_pitch(bytes));
-    slots_ = capacity;
     // A ping-pong keeps every exchange's message, so its count is bounded by the slots.
     most_ = pattern == Pattern::ping_pong ? std::min(config.most_exchanges, capacity) : config.most_exchanges;
   }
@@ -48,7 +47,7 @@ class SizeMeasurement {
 
  private:
   ExchangePlan plan_for(std::int64_t exchanges) const {
-    return {pattern_, areas_.group().participants, bytes_, transport::slot_pitch(bytes_), {exchanges, slots_}};
+    return transport::make_plan(pattern_, areas_.group().participants, bytes_, exchanges, areas_.area_bytes());
   }
 
   std::vector<double> run_once(const ExchangePlan& plan) {
@@ -78,11 +77,10 @@ class SizeMeasurement {
 
   transport::Transport& transport_;
   World& world_;
-  LocalAreas& areas_;
+  ExchangeAreas& areas_;
   const BeffConfig& config_;
   const Pattern pattern_;
   const std::uint64_t bytes_;
-  std::int64_t slots_ = 0;
   std::int64_t most_ = 0;
 };
 
@@ -124,19 +122,13 @@ void unpack(std::vector<SizeRecord>& sizes, const std::vector<double>& all, int 
 }  // namespace
 
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
-                                  LocalAreas& areas, const Progress& progress) {
+                                  ExchangeAreas& areas, const Progress& progress) {
   TransportRecord record;
   record.kind = kind;
   const std::string name(to_string(kind));
   // Every rank must agree to run it: one that cannot would leave the others waiting.
-  const std::string mine = transport::unavailable_reason(kind, backend, world, areas.group());
-  const std::vector<std::string> reasons = world.gather(mine);
-  if (!world.all(mine.empty())) {
-    const bool same_everywhere = std::all_of(reasons.begin(), reasons.end(), [&](const auto& r) { return r == reasons[0]; });
-    for (std::size_t r = 0; r < reasons.size() && record.skipped.empty(); ++r)
-      if (!reasons[r].empty()) record.skipped = same_everywhere ? reasons[r] : fmt::format("rank {}: {}", r, reasons[r]);
-    return record;
-  }
+  record.skipped = transport::unavailable_anywhere(kind, backend, world, areas.group());
+  if (!record.skipped.empty()) return record;
 
   progress.step(fmt::format("{}: opening", name));
   const auto moving = transport::open(kind, backend, world, areas.group(), config.transport);

@@ -1,0 +1,53 @@
+#pragma once
+// This process's participants in device-to-device exchanges (beff, topo):
+// each one's send and receive areas of message slots, a stream to fill,
+// poison and check them, and a counter of wrong words. The untimed work
+// around every measurement lives here; the timed exchanges are a transport's.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "transport/transport.hpp"
+
+namespace ferry {
+
+// Who a participant is, for the rows: its place among the participants, its device, its rank and host.
+struct Member {
+  int participant = 0;
+  int device = 0;
+  int rank = 0;
+  std::string host;
+};
+
+// On rank 0, every rank's participants in the group, in participant order; empty elsewhere.
+std::vector<Member> gather_members(World& world, const transport::Group& group);
+
+class ExchangeAreas {
+ public:
+  // Participants `first_index`, first_index + 1, ... on `devices`, of `participants` in all;
+  // `routes`: the most routes a plan on them takes (Group::routes).
+  ExchangeAreas(Backend& backend, const std::vector<int>& devices, int first_index, int participants,
+                std::uint64_t area_bytes, std::uint64_t largest_message, int routes = 1);
+  const transport::Group& group() const { return group_; }
+  std::uint64_t area_bytes() const { return group_.area_bytes; }
+
+  // Each returns once the work is done. `round` seeds the messages (topo fills them anew each round).
+  void fill_send(const transport::ExchangePlan& plan, std::uint64_t round = 0);
+  void poison_receive(const transport::ExchangePlan& plan);
+  std::uint64_t wrong_words(const transport::ExchangePlan& plan, std::size_t local, std::uint64_t round = 0);
+  // The test hook: one byte of the middle exchange's first message at the
+  // first participant that receives one, if that participant is here.
+  void corrupt_one_byte(const transport::ExchangePlan& plan, std::uint64_t round = 0);
+
+ private:
+  struct Local {
+    std::unique_ptr<Stream> stream;
+    Buffer send, receive, counter, counter_host;
+  };
+  transport::Group group_;
+  std::vector<Local> locals_;
+};
+
+}  // namespace ferry

@@ -1,0 +1,241 @@
+// Which topologies this run can form, and each one's rounds on every
+// transport that can run it. A topology the machine cannot form is named with
+// the reason (a ring of 2 devices is the pair), not run twice.
+#include "bench/topo/topo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "bench/topo/topo_run.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry::topo {
+namespace {
+
+using transport::Kind;
+using transport::Pattern;
+
+// A topology's name in the rows, and the pattern that forms it.
+struct Variant {
+  std::string name;
+  Pattern pattern;
+};
+
+class TopoRun {
+ public:
+  TopoRun(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
+          const std::vector<model::PeerProfile>& link_peers, const Progress& progress)
+      : backend_(backend),
+        world_(world),
+        machine_(machine),
+        config_(config),
+        link_peers_(link_peers),
+        progress_(progress),
+        one_per_rank_(world.distributed()),
+        participants_(one_per_rank_ ? world.size() : static_cast<int>(config.devices.size())) {}
+
+  WorkloadResult run() {
+    validate(backend_, config_, participants_);
+    // A rank that waits longer than any single step may take is waiting for a rank that is gone.
+    world_.watch(std::max(60.0, 2 * config_.transport.timeout_s));
+    for (Topology topology : config_.topologies) {
+      const std::string why = cannot_form(topology);
+      if (!why.empty()) {
+        skip(fmt::format("{}: {}", to_string(topology), why));
+        continue;
+      }
+      switch (topology) {
+        case Topology::pair:
+          direct({{"pair one-way", Pattern::one_way}, {"pair both", Pattern::ring}}, 2);
+          break;
+        case Topology::ring: direct({{"ring", Pattern::ring}}, participants_); break;
+        case Topology::fully_connected: direct({{"fully-connected", Pattern::fully_connected}}, participants_); break;
+        case Topology::host_staged: host_staged(); break;
+        case Topology::matrix: pairwise(); break;
+      }
+    }
+    world_.stop_watching();
+    if (world_.rank() != 0) {
+      WorkloadResult share;
+      share.workload = "topo";
+      return share;
+    }
+    WorkloadResult result = make_result(config_, records_, matrix_, host_, skipped_);
+    if (!backend_.capabilities().gpu_timings)
+      result.notes.push_back("emulator: every round is checked as on a GPU, but the timings are CPU timings");
+    return result;
+  }
+
+ private:
+  std::string cannot_form(Topology topology) const {
+    const int n = participants_;
+    switch (topology) {
+      case Topology::pair:
+        if (n < 2) return "needs 2 devices (--devices 0,1) or 2 ranks";
+        if (one_per_rank_ && n != 2)
+          return fmt::format("under mpirun it needs exactly 2 ranks, not {}: with more, ring and fully-connected "
+                             "take every rank",
+                             n);
+        return "";
+      case Topology::ring:
+      case Topology::fully_connected:
+        if (n == 2) return fmt::format("{} of 2 devices is the pair both ways (measured as pair)", to_string(topology));
+        if (n < 3) return "needs 3 devices or more";
+        return "";
+      case Topology::host_staged: return n < 2 ? "needs 2 devices or 2 ranks" : "";
+      case Topology::matrix:
+        if (one_per_rank_)
+          return "the pairwise matrix drives every device from one process: run it without mpirun (--devices 0,1,...)";
+        return n < 2 ? "needs 2 devices (--devices 0,1)" : "";
+    }
+    return "";
+  }
+
+  void skip(const std::string& why) {
+    if (std::find(skipped_.begin(), skipped_.end(), why) == skipped_.end()) skipped_.push_back(why);
+  }
+
+  // This process's devices among the first `n` participants.
+  std::vector<int> local_devices(int n) const {
+    if (one_per_rank_) return config_.devices;
+    return {config_.devices.begin(), config_.devices.begin() + n};
+  }
+
+  std::uint64_t area_for(int routes, std::uint64_t largest) const {
+    return std::max(static_cast<std::uint64_t>(routes) * transport::slot_pitch(largest),
+                    static_cast<std::uint64_t>(config_.latency_exchanges) * transport::slot_pitch(config_.latency_bytes));
+  }
+
+  std::string members_text(const std::vector<Member>& members) const {
+    const bool one_host = std::all_of(members.begin(), members.end(), [&](const Member& m) { return m.host == members[0].host; });
+    return join(members, ",", [&](const Member& m) {
+      return one_host ? std::to_string(m.device) : fmt::format("{}:{}", m.host, m.device);
+    });
+  }
+
+  static std::vector<int> devices_of(const std::vector<Member>& members) {
+    std::vector<int> devices;
+    for (const Member& m : members) devices.push_back(m.device);
+    return devices;
+  }
+
+  // Direct topologies: every transport of --transport that can run on these participants.
+  void direct(const std::vector<Variant>& variants, int n) {
+    int routes = 1;
+    for (const Variant& v : variants) routes = std::max(routes, transport::fan_of(v.pattern, n));
+    ExchangeAreas areas(backend_, local_devices(n), one_per_rank_ ? world_.rank() : 0, n,
+                        area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
+    const std::vector<Member> members = gather_members(world_, areas.group());
+    for (Kind kind : config_.transports) {
+      const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
+      if (!why.empty()) {
+        skip(fmt::format("{}: {}", to_string(kind), why));
+        continue;
+      }
+      for (const Variant& v : variants) measure(v, kind, areas, members);
+    }
+  }
+
+  void host_staged() {
+    const int n = participants_;
+    const Variant v{"host-staged", n == 2 ? Pattern::ring : Pattern::fully_connected};
+    const int routes = transport::fan_of(v.pattern, n);
+    ExchangeAreas areas(backend_, local_devices(n), one_per_rank_ ? world_.rank() : 0, n,
+                        area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
+    const std::vector<Member> members = gather_members(world_, areas.group());
+    const Kind kind = one_per_rank_ ? Kind::mpi_staged : Kind::host_staged;
+    const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
+    if (!why.empty()) {
+      skip(fmt::format("host-staged: {}: {}", to_string(kind), why));
+      return;
+    }
+    progress_.step("host-staged: the host -> host step alone");
+    host_.bytes = std::min<std::uint64_t>(config_.sizes.back(), 64ull << 20);
+    const transport::HostStepTime step = transport::time_host_step(backend_, world_, host_.bytes, 5);
+    host_.how = step.how;
+    host_.seconds = step.seconds;
+    if (!step.seconds.empty())
+      host_.Bps = static_cast<double>(host_.bytes) / *std::min_element(step.seconds.begin(), step.seconds.end());
+    measure(v, kind, areas, members);
+  }
+
+  void measure(const Variant& v, Kind kind, ExchangeAreas& areas, const std::vector<Member>& members) {
+    const std::string name(to_string(kind));
+    progress_.step(fmt::format("{} by {}: opening", v.name, name));
+    const auto moving = transport::open(kind, backend_, world_, areas.group(), config_.transport);
+    RoundRunner runner(*moving, world_, areas, config_);
+    TopologyRecord record;
+    record.name = v.name;
+    record.kind = kind;
+    record.clock = moving->clock();
+    record.members = members_text(members);
+    record.routes = transport::fan_of(v.pattern, areas.group().participants);
+    const std::vector<int> devices = devices_of(members);
+    if (world_.rank() == 0) {
+      record.theoretical = kind == Kind::host_staged || kind == Kind::mpi_staged
+                               ? host_staged_peak(machine_, devices, host_.Bps)
+                               : direct_peak(machine_, v.pattern, devices);
+      if (kind != Kind::host_staged && kind != Kind::mpi_staged) record.link = link_peak(link_peers_, v.pattern, devices);
+    }
+    for (std::size_t s = 0; s < config_.sizes.size(); ++s) {
+      progress_.step(fmt::format("{} by {}: {} rounds of {} (size {} of {})", v.name, name, config_.rounds,
+                                 format_bytes(config_.sizes[s]), s + 1, config_.sizes.size()));
+      record.sizes.push_back(runner.bandwidth(v.pattern, config_.sizes[s]));
+    }
+    records_.push_back(std::move(record));
+  }
+
+  // Every ordered pair, one way, on every transport that can run it; then its latency.
+  void pairwise() {
+    const std::uint64_t area = area_for(1, config_.matrix_bytes);
+    for (int a : config_.devices) {
+      for (int b : config_.devices) {
+        if (a == b) continue;
+        ExchangeAreas areas(backend_, {a, b}, 0, 2, area, config_.matrix_bytes);
+        for (Kind kind : config_.transports) {
+          const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
+          if (!why.empty()) {
+            skip(fmt::format("{}: {}", to_string(kind), why));
+            continue;
+          }
+          progress_.step(fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b));
+          const auto moving = transport::open(kind, backend_, world_, areas.group(), config_.transport);
+          RoundRunner runner(*moving, world_, areas, config_);
+          MatrixCell cell;
+          cell.kind = kind;
+          cell.from = a;
+          cell.to = b;
+          cell.bandwidth = runner.bandwidth(Pattern::one_way, config_.matrix_bytes);
+          cell.latency = runner.latency();
+          cell.theoretical = pair_peak(machine_, a, b);
+          matrix_.push_back(std::move(cell));
+        }
+      }
+    }
+  }
+
+  Backend& backend_;
+  World& world_;
+  const Machine& machine_;
+  const TopoConfig& config_;
+  const std::vector<model::PeerProfile>& link_peers_;
+  const Progress& progress_;
+  const bool one_per_rank_;
+  const int participants_;
+  std::vector<TopologyRecord> records_;
+  std::vector<MatrixCell> matrix_;
+  HostStep host_;
+  std::vector<std::string> skipped_;
+};
+
+}  // namespace
+
+WorkloadResult run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
+                   const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {
+  return TopoRun(backend, world, machine, config, link_peers, progress).run();
+}
+
+}  // namespace ferry::topo

@@ -1,0 +1,87 @@
+#pragma once
+// What the parts of one `topo` run share: the measured rounds of every
+// topology and pair, from which the rows are made. Internal to bench/topo.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/common/exchange_areas.hpp"
+#include "bench/topo/topo.hpp"
+
+namespace ferry::topo {
+
+// One size's rounds.
+struct Rounds {
+  std::uint64_t bytes = 0;
+  std::string how;               // how the transport moved this size
+  std::vector<double> seconds;   // per round: the slowest participant's (a ping-pong's: one way)
+  std::uint64_t wrong_words = 0;  // over every round
+  int first_wrong_round = -1;    // 0-based; -1 when every round arrived intact
+};
+
+// What a topology's figures are set against.
+struct Peak {
+  double Bps = 0;     // per device and direction; 0 when the machine does not say
+  std::string basis;  // "18 x NVLink4"
+};
+
+// One topology (or variant of it) on one transport, every size.
+struct TopologyRecord {
+  std::string name;              // "pair one-way", "pair both", "ring", "fully-connected", "host-staged"
+  transport::Kind kind{};
+  transport::Clock clock = transport::Clock::device;
+  std::string members;           // "0,1" or "host:0 -> host:1" across ranks
+  int routes = 1;                // messages each device sends per round
+  Peak theoretical;
+  Peak link;                     // link's peer copies in this run, for the same direction(s)
+  std::vector<Rounds> sizes;
+};
+
+// One ordered pair of the matrix on one transport.
+struct MatrixCell {
+  transport::Kind kind{};
+  int from = 0, to = 0;          // devices
+  Rounds bandwidth;              // one way, config.matrix_bytes
+  Rounds latency;                // ping-pong of config.latency_bytes, one-way seconds per round
+  Peak theoretical;
+};
+
+// topo_measure.cpp: `rounds` rounds of one plan's pattern per size on an open
+// transport; every rank takes part, rank 0 has the slowest seconds.
+class RoundRunner {
+ public:
+  RoundRunner(transport::Transport& transport, World& world, ExchangeAreas& areas, const TopoConfig& config)
+      : transport_(transport), world_(world), areas_(areas), config_(config) {}
+  // One exchange per round: every participant sends its message(s) at once.
+  Rounds bandwidth(transport::Pattern pattern, std::uint64_t bytes);
+  // config.latency_exchanges ping-pong exchanges per round, one way each.
+  Rounds latency();
+
+ private:
+  Rounds run_rounds(const transport::ExchangePlan& plan, double per_exchange);
+
+  transport::Transport& transport_;
+  World& world_;
+  ExchangeAreas& areas_;
+  const TopoConfig& config_;
+};
+
+// topo_peaks.cpp: what the machine says its links carry.
+Peak pair_peak(const Machine& machine, int from, int to);
+Peak direct_peak(const Machine& machine, transport::Pattern pattern, const std::vector<int>& devices);
+Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps);
+// Link's peer copies in this run for the same directions (per direction); {0, ""} when it has none.
+Peak link_peak(const std::vector<model::PeerProfile>& peers, transport::Pattern pattern, const std::vector<int>& devices);
+
+// topo_rows.cpp
+struct HostStep {
+  double Bps = 0;
+  std::string how;  // "memcpy between pinned buffers" or "MPI between ranks"
+  std::vector<double> seconds;
+  std::uint64_t bytes = 0;
+};
+WorkloadResult make_result(const TopoConfig& config, const std::vector<TopologyRecord>& topologies,
+                           const std::vector<MatrixCell>& matrix, const HostStep& host,
+                           std::vector<std::string> skipped);
+
+}  // namespace ferry::topo

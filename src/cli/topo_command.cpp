@@ -1,0 +1,121 @@
+#include "cli/topo_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "backend/select.hpp"
+#include "bench/link/link.hpp"
+#include "bench/topo/topo.hpp"
+#include "cli/run_options.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "model/profile.hpp"
+
+namespace ferry {
+namespace {
+
+struct TopoOptions {
+  RunOptions run;
+  std::string topologies = "all";
+  std::string transports;
+  std::string sizes;
+  std::string rounds;
+  std::string matrix_size;
+  std::string latency_size;
+  std::string timeout;
+  std::string profile_path;
+};
+
+topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const World& w) {
+  topo::TopoConfig c = topo::TopoConfig::defaults(backend.capabilities(), o.run.quick);
+  c.topologies = topo::parse_topologies(o.topologies);
+  if (!o.transports.empty()) c.transports = transport::parse_kinds(o.transports);
+  c.devices = participant_devices(backend, o.run, w);
+  if (!o.sizes.empty()) c.sizes = topo::parse_sizes(o.sizes, c.sizes.back());
+  if (!o.rounds.empty()) c.rounds = static_cast<int>(parse_positive_count(o.rounds, "--rounds"));
+  if (!o.matrix_size.empty()) c.matrix_bytes = parse_bytes(o.matrix_size);
+  if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
+  if (!o.timeout.empty()) c.transport.timeout_s = parse_duration(o.timeout);
+  if (const char* corrupt = std::getenv(topo::corrupt_variable)) topo::parse_corruption(corrupt, c);
+  return c;
+}
+
+// Link's peer copies, which the direct topologies' peaks are set beside: from
+// --profile, else measured now between this process's devices (their rows join the results).
+std::vector<model::PeerProfile> link_peers(Backend& backend, Results& results, const topo::TopoConfig& config,
+                                           const TopoOptions& o, const World& w) {
+  if (!o.profile_path.empty()) return model::read_profile(o.profile_path).peers;
+  if (w.distributed() || config.devices.size() < 2) return {};
+  link::LinkOutcome outcome =
+      link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), config.devices),
+                Progress("link", !o.run.quiet));
+  results.workloads.push_back(std::move(outcome.result));
+  return outcome.profile.peers;
+}
+
+int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
+  World& w = world();
+  const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
+  std::ostream silent(nullptr);
+  std::ostream& shown = speaks ? out : silent;
+
+  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
+  const topo::TopoConfig config = make_config(*backend, o, w);
+  Results results = start_results(*backend, command_line, shown);
+  topo::validate(*backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
+  const std::vector<model::PeerProfile> peers = link_peers(*backend, results, config, o, w);
+
+  WorkloadResult result =
+      topo::run(*backend, w, results.machine, config, peers, Progress("topo", speaks && !o.run.quiet));
+  int code = 0;
+  if (speaks) {
+    results.workloads.push_back(std::move(result));
+    code = finish_run(results, o.run, out);
+  }
+  return w.broadcast(code);  // every rank ends as rank 0 does
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
+                      std::ostream& out) {
+  auto o = std::make_shared<TopoOptions>();
+  CLI::App* command = run.add_subcommand("topo", "ping-ping bandwidth per topology, verified every round, against the links' peak");
+  command->footer(
+      "Topologies: pair (two devices over their direct link, one way and both ways at once), ring (every device sends "
+      "right and receives from the left at once), fully-connected (every device exchanges with every other at once), "
+      "host-staged (device -> host, host -> host by memcpy in one process or MPI across ranks, host -> device; every "
+      "device with every other) and matrix (one-way bandwidth and latency for every ordered pair). A topology the "
+      "devices cannot form is named with the reason (a ring of 2 is the pair). Ping-ping: every device starts "
+      "sending at once, one exchange a round; each round's messages hold values of element index and round and are "
+      "checked byte for byte on receipt. GB/s = bytes each device sends / the slowest device's time; median, min and "
+      "max over rounds. Each topology's peak is set beside its theoretical peak (NVLink count x rate, PCIe "
+      "generation x width; host-staged 1 / (2/P_pcie + 1/P_host) with P_host measured) and, for direct ones, beside "
+      "link's peer copies measured in the same run. Direct transports drive every device from one process (p2p-ce, "
+      "p2p-sm, nccl) or take one rank per device under mpirun (nccl, mpi-cuda): `mpirun -np N ferry run topo`.");
+  add_run_options(*command, o->run);
+  command->add_option("--topology", o->topologies,
+                      "all (default: every one the devices can form), or some of pair,ring,fully-connected,"
+                      "host-staged,matrix");
+  command->add_option("--transport", o->transports,
+                      "the direct topologies' transports (default p2p-ce,p2p-sm,nccl,mpi-cuda; those that cannot "
+                      "run here are skipped with the reason)");
+  command->add_option("--sizes", o->sizes,
+                      "regular (powers of two, 1 KiB .. 256 MiB; default), irregular (odd sizes over the same range), "
+                      "or a list or range, e.g. 1000,3KiB,1MiB or 4K:64M:x4");
+  command->add_option("--rounds", o->rounds, "rounds per size, each verified (default 100; fewer with --quick)");
+  command->add_option("--matrix-size", o->matrix_size, "the pairwise matrix's one-way message (default 256MiB)");
+  command->add_option("--latency-size", o->latency_size, "the pairwise matrix's ping-pong message (default 8)");
+  command->add_option("--timeout", o->timeout,
+                      "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no "
+                      "progress for twice this (at least 60 s) aborts every rank");
+  command->add_option("--profile", o->profile_path,
+                      "machine profile (`ferry probe -o`) with link's peer copies (default: measure them in this run)");
+  command->callback([&action, &out, o, &command_line] {
+    action = [&out, o, &command_line] { return run_topo(*o, command_line, out); };
+  });
+}
+
+}  // namespace ferry

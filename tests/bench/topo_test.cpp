@@ -1,0 +1,216 @@
+// topo on the emulator's 4 devices: every topology forms, runs and is checked
+// round by round; a topology the devices cannot form is named, not run
+// twice; a corrupted round fails with its size and round named; the peaks
+// come from what the machine reports.
+#include "bench/topo/topo.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "backend/emu/emu_backend.hpp"
+#include "bench/topo/topo_run.hpp"
+#include "cli/cli.hpp"
+#include "core/error.hpp"
+
+namespace ferry::topo {
+namespace {
+
+using transport::Kind;
+using transport::Pattern;
+
+TopoConfig quick(const Backend& backend, std::vector<int> devices) {
+  TopoConfig c = TopoConfig::defaults(backend.capabilities(), true);
+  c.transports = {Kind::p2p_ce, Kind::p2p_sm};
+  c.devices = std::move(devices);
+  c.sizes = {1000, 4096, 65537};
+  c.matrix_bytes = 64 << 10;
+  c.rounds = 3;
+  return c;
+}
+
+std::string param(const Row& row, const std::string& key) {
+  for (const auto& [k, v] : row.params)
+    if (k == key) return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v));
+  return "";
+}
+
+std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& section, const std::string& topology = "") {
+  std::vector<const Row*> rows;
+  for (const Row& row : r.rows)
+    if (row.section == section && (topology.empty() || param(row, "topology") == topology)) rows.push_back(&row);
+  return rows;
+}
+
+bool skipped(const WorkloadResult& r, const std::string& what) {
+  return std::any_of(r.skipped.begin(), r.skipped.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+}
+
+TEST(Topo, EveryTopologyOfFourDevicesRunsAndEveryRoundIsChecked) {
+  emu::EmuBackend backend;
+  const TopoConfig config = quick(backend, {0, 1, 2, 3});
+  const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_TRUE(r.passed());
+  for (const std::string topology : {"pair one-way", "pair both", "ring", "fully-connected"}) {
+    // Each size on each of the two direct transports, with a sample per round.
+    const auto rows = rows_of(r, "bandwidth", topology);
+    ASSERT_EQ(rows.size(), 2 * config.sizes.size()) << topology;
+    for (const Row* row : rows) {
+      EXPECT_EQ(row->check, Check::passed) << topology;
+      EXPECT_EQ(row->sample_count(), 3u);
+      EXPECT_GT(row->value(), 0);
+    }
+    EXPECT_EQ(rows_of(r, "peak", topology).size(), 2u) << topology;
+  }
+  // Fully-connected sends to 3 peers a round: each row counts all three messages.
+  const Row* fc = rows_of(r, "bandwidth", "fully-connected").front();
+  EXPECT_DOUBLE_EQ(fc->bytes_per_sample, 3.0 * 1000);
+  EXPECT_EQ(param(*fc, "devices"), "0,1,2,3");
+  EXPECT_EQ(param(*rows_of(r, "bandwidth", "pair one-way").front(), "devices"), "0,1");
+  // The host path, with its own step measured and its ratio to the direct path.
+  const auto staged = rows_of(r, "bandwidth", "host-staged");
+  ASSERT_EQ(staged.size(), config.sizes.size());
+  EXPECT_EQ(param(*staged.front(), "transport"), "host-staged");
+  ASSERT_EQ(rows_of(r, "host").size(), 1u);
+  EXPECT_EQ(rows_of(r, "host").front()->check, Check::passed);
+  EXPECT_EQ(param(*rows_of(r, "peak", "host-staged").front(), "compared with"), "fully-connected by p2p-ce");
+  // Every ordered pair, per transport, bandwidth and latency.
+  EXPECT_EQ(rows_of(r, "matrix").size(), 2u * 12);
+  EXPECT_EQ(rows_of(r, "matrix-latency").size(), 2u * 12);
+}
+
+TEST(Topo, TwoDevicesNameTheRingAndFullyConnectedAsThePair) {
+  emu::EmuBackend backend;
+  TopoConfig config = quick(backend, {1, 3});
+  config.topologies = {Topology::pair, Topology::ring, Topology::fully_connected};
+  config.transports = {Kind::p2p_ce};
+  const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(skipped(r, "ring: ring of 2 devices is the pair both ways"));
+  EXPECT_TRUE(skipped(r, "fully-connected: fully-connected of 2 devices is the pair both ways"));
+  EXPECT_TRUE(rows_of(r, "bandwidth", "ring").empty());
+  EXPECT_EQ(rows_of(r, "bandwidth", "pair both").size(), config.sizes.size());
+  EXPECT_EQ(param(*rows_of(r, "bandwidth", "pair both").front(), "devices"), "1,3");
+}
+
+TEST(Topo, ACorruptedRoundFailsItsSizeAndNamesTheRound) {
+  emu::EmuBackend backend;
+  TopoConfig config = quick(backend, {0, 1, 2});
+  config.topologies = {Topology::ring, Topology::fully_connected};
+  config.transports = {Kind::p2p_ce};
+  parse_corruption("4096@2", config);
+  const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_FALSE(r.passed());
+  for (const std::string topology : {"ring", "fully-connected"}) {
+    for (const Row* row : rows_of(r, "bandwidth", topology)) {
+      const bool corrupted = param(*row, "bytes") == "4096";
+      EXPECT_EQ(row->check, corrupted ? Check::failed : Check::passed) << topology << " " << param(*row, "bytes");
+      if (corrupted) EXPECT_NE(row->note.find("4 KiB: round 2 of 3"), std::string::npos) << row->note;
+    }
+    EXPECT_EQ(rows_of(r, "peak", topology).front()->check, Check::failed);
+  }
+}
+
+TEST(Topo, TheCommandExitsOneOnACorruptedRound) {
+  setenv(corrupt_variable, "64K@1", 1);
+  std::ostringstream out, err;
+  const int code = ferry_main({"run", "topo", "--backend", "emu", "--quick", "-q", "--devices", "0,1", "--topology",
+                               "pair", "--transport", "p2p-ce", "--sizes", "4K,64K"},
+                              out, err);
+  unsetenv(corrupt_variable);
+  EXPECT_EQ(code, 1) << err.str();
+  EXPECT_NE(out.str().find("64 KiB: round 1 of 3 arrived wrong"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("topo: FAILED"), std::string::npos);
+}
+
+TEST(Topo, BadInputIsRefusedWithTheReason) {
+  emu::EmuBackend backend;
+  EXPECT_THROW(parse_topologies("pair,star"), UsageError);
+  EXPECT_THROW(parse_topologies("ring,ring"), UsageError);
+  EXPECT_THROW(parse_sizes("12QB", 1 << 20), UsageError);
+  TopoConfig c = quick(backend, {0, 1});
+  EXPECT_THROW(parse_corruption("4K@0", c), UsageError);
+  c.transports = {Kind::host_staged};
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+  c = quick(backend, {0, 7});
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+  c = quick(backend, {0, 0});
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+  c = quick(backend, {0, 1});
+  c.sizes = {1ull << 50};
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+}
+
+TEST(Topo, IrregularSizesAreOddAndRegularOnesPowersOfTwo) {
+  for (std::uint64_t b : irregular_sizes()) EXPECT_EQ(b % 2, 1u) << b;
+  const auto regular = regular_sizes();
+  EXPECT_EQ(regular.front(), 1024u);
+  EXPECT_EQ(regular.back(), 256ull << 20);
+  EXPECT_EQ(regular.size(), 19u);
+  EXPECT_EQ(parse_sizes("1000,3K", 1 << 20), (std::vector<std::uint64_t>{1000, 3072}));
+}
+
+// Two H200-like GPUs on 18 NVLink4 links each, through switches, and a third on PCIe only.
+Machine machine_with_links() {
+  Machine m;
+  for (int d = 0; d < 3; ++d) {
+    GpuFacts g;
+    g.index = d;
+    g.pcie = {.generation = 5, .width = 16, .max_generation = 5, .max_width = 16, .source = "nvml"};
+    g.nvlinks = d < 2 ? 18 : 0;
+    m.gpus.push_back(g);
+  }
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b)
+        m.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = a < 2 && b < 2 ? 18 : 0,
+                           .nvlink_version = a < 2 && b < 2 ? 4 : 0});
+  return m;
+}
+
+TEST(TopoPeaks, DirectLinksAreTheirLanesTimesTheirRate) {
+  const Machine m = machine_with_links();
+  EXPECT_DOUBLE_EQ(pair_peak(m, 0, 1).Bps, 18 * 25e9);
+  EXPECT_EQ(pair_peak(m, 0, 1).basis, "18 x NVLink4");
+  // No NVLink: peer traffic over PCIe Gen5 x16.
+  EXPECT_NEAR(pair_peak(m, 0, 2).Bps, 63.0e9, 0.1e9);
+  // A ring is as fast as its slowest hop.
+  EXPECT_DOUBLE_EQ(direct_peak(m, Pattern::ring, {0, 1, 2}).Bps, pair_peak(m, 0, 2).Bps);
+  EXPECT_DOUBLE_EQ(direct_peak(m, Pattern::one_way, {0, 1}).Bps, 450e9);
+}
+
+TEST(TopoPeaks, FullyConnectedThroughASwitchSharesTheDevicesOwnLinks) {
+  Machine m = machine_with_links();
+  m.gpus.pop_back();
+  m.peers.erase(std::remove_if(m.peers.begin(), m.peers.end(), [](const PeerFacts& p) { return p.from == 2 || p.to == 2; }),
+                m.peers.end());
+  // Add a third switch GPU: each pair reports 18 links, but each GPU has only 18 in all.
+  GpuFacts third = m.gpus.front();
+  third.index = 2;
+  m.gpus.push_back(third);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      if (a != b && (a == 2 || b == 2)) m.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4});
+  const Peak fc = direct_peak(m, Pattern::fully_connected, {0, 1, 2});
+  EXPECT_DOUBLE_EQ(fc.Bps, 18 * 25e9);
+  EXPECT_NE(fc.basis.find("shared by 2 peers"), std::string::npos) << fc.basis;
+}
+
+TEST(TopoPeaks, TheHostPathIsItsThreeStepsInStoreAndForward) {
+  const Machine m = machine_with_links();
+  const double pcie = pair_peak(m, 0, 2).Bps;
+  const Peak staged = host_staged_peak(m, {0, 1}, 20e9);
+  EXPECT_NEAR(staged.Bps, 1 / (2 / pcie + 1 / 20e9), 1);
+  EXPECT_NE(staged.basis.find("PCIe Gen5 x16 twice + host 20.0 GB/s"), std::string::npos) << staged.basis;
+  EXPECT_EQ(host_staged_peak(m, {0, 1}, 0).Bps, 0);  // no P_host measured: no peak claimed
+}
+
+TEST(TopoPeaks, LinksPeerCopiesStandBesideTheDirectPath) {
+  const std::vector<model::PeerProfile> peers = {{.from = 0, .to = 1, .copy_Bps = 390e9, .bidirectional_Bps = 770e9}};
+  EXPECT_DOUBLE_EQ(link_peak(peers, Pattern::one_way, {0, 1}).Bps, 390e9);
+  EXPECT_DOUBLE_EQ(link_peak(peers, Pattern::ring, {0, 1}).Bps, 385e9);
+  EXPECT_EQ(link_peak(peers, Pattern::one_way, {1, 2}).Bps, 0);
+}
+
+}  // namespace
+}  // namespace ferry::topo
