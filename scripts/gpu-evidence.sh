@@ -2,7 +2,7 @@
 # On the GPU machine: build with the CUDA backend for Hopper, run every test
 # (the GPU ones included), then measure one workload with its tables, JSON
 # and CSV. Writes at most 8 files under $OUT (or ./evidence).
-# Usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [extra `ferry run WORKLOAD` options]
+# Usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch|beff|topo [extra `ferry run WORKLOAD` options]
 #   link:    `ferry run link` and `ferry probe` (the machine profile)
 #   stream:  `ferry run stream` and `ferry tune stream --latency L` for each L of $TUNE_LATENCIES (default
 #            "40us 20us") over $TUNE_DESIGNS (default all)
@@ -11,8 +11,10 @@
 #   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
 #            256MiB), `mpirun -np GPUS ferry run beff` for the MPI and NCCL transports, and `ferry model beff`
 #            from the first run's terms (scripts/beff-experiments.sh has the p2p-sm sweeps)
+#   topo:    `ferry run topo` on every GPU of the machine (regular sizes, every topology), the irregular sizes
+#            for pair and host-staged, and `mpirun -np GPUS ferry run topo` (nccl, mpi-cuda, mpi-staged)
 set -euo pipefail
-workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch [options]}
+workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch|beff|topo [options]}
 shift
 out=$(realpath -m "${OUT:-evidence}")
 mkdir -p "$out"
@@ -78,8 +80,30 @@ case "$workload" in
     cat "$out/nvidia-smi.txt" "$out/build.log" > "$out/machine.txt" && rm "$out/nvidia-smi.txt" "$out/build.log"
     exit $status
     ;;
+  topo)
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    gpus=$(nvidia-smi -L | wc -l)
+    nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+    status=0
+    summary() { sed -n '/^Peak per topology/,/^$/p;/^note:/p;/^skipped:/p;/^topo:/p' "$1"; }
+    $ferry run topo -q --timeout 10s --json "$out/topo.json" "$@" > "$out/topo.txt" 2>&1 || status=1
+    summary "$out/topo.txt"
+    $ferry run topo -q --timeout 10s --sizes irregular --topology pair,host-staged --json "$out/topo-irregular.json" \
+      "$@" > "$out/topo-irregular.txt" 2>&1 || status=1
+    summary "$out/topo-irregular.txt"
+    root=()
+    [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+    timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
+      -x NVSHMEM_DISABLE_NVLS $ferry run topo -q --timeout 10s --json "$out/topo-mpi.json" "$@" \
+      > "$out/topo-mpi.txt" 2>&1 || status=1
+    summary "$out/topo-mpi.txt"
+    # At most eight files come back: the machine, the build and the tests share one.
+    cat "$out/nvidia-smi.txt" "$out/build.log" "$out/ctest.log" > "$out/machine.txt" 2>/dev/null
+    rm -f "$out/nvidia-smi.txt" "$out/build.log" "$out/ctest.log"
+    exit $status
+    ;;
   *)
-    echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap, dispatch or beff)" >&2
+    echo "gpu-evidence: unknown workload '$workload' (link, stream, overlap, dispatch, beff or topo)" >&2
     exit 2
     ;;
 esac

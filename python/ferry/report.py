@@ -8,12 +8,12 @@ from pathlib import Path
 
 from . import html
 from .results import Results
-from .sections import beff, dispatch, generic, link, overlap, stream
+from .sections import beff, dispatch, generic, link, overlap, stream, topo
 from .sections.common import Entry
 from .text import format_bytes
 
 RENDERERS = {"link": link.render, "stream": stream.render, "overlap": overlap.render, "dispatch": dispatch.render,
-             "beff": beff.render}
+             "beff": beff.render, "topo": topo.render}
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1480px; padding: 0 16px; color: #1b1b1b; }

@@ -21,6 +21,7 @@ RUNS = {
     "overlap": ["run", "overlap", "--quick"],
     "dispatch": ["run", "dispatch", "--quick", "--keys", "1K,4K,32K", "--rungs", "baseline,+graph,+persistent,+onchip"],
     "beff": ["run", "beff", "--quick", "--devices", "0,1", "--transport", "p2p-ce,p2p-sm"],
+    "topo": ["run", "topo", "--quick", "--devices", "0,1,2", "--transport", "p2p-ce,p2p-sm", "--sizes", "1K:256K:x4"],
 }
 
 

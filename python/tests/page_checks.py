@@ -15,6 +15,8 @@ EXPECTED = {
     "table-dispatch-summary": "table",
     "workload-beff": "section", "plot-beff-bandwidth": "figure", "table-beff-transports": "table",
     "table-beff-latency": "table",
+    "workload-topo": "section", "plot-topo-bandwidth": "figure", "table-topo-peaks": "table",
+    "plot-topo-matrix": "figure",
 }
 
 

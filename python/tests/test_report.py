@@ -85,6 +85,30 @@ def test_beff_rows_without_the_params_its_plot_needs_are_left_out_not_a_crash(ma
     assert 'id="workload-beff"' in out.read_text()
 
 
+def test_topo_draws_a_panel_per_topology_and_the_matrix_as_heat_maps(emulator_results, tmp_path):
+    out = tmp_path / "topo.html"
+    done = run_ferry_py("report", emulator_results["topo"], "-o", out)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    bandwidth = text.split('id="plot-topo-bandwidth"')[1].split("</figure>")[0]
+    for topology in ("pair one-way", "pair both", "ring", "fully-connected", "host-staged"):
+        assert f">{topology}<" in bandwidth, topology
+    matrix = text.split('id="plot-topo-matrix"')[1].split("</figure>")[0]
+    # Three devices: six ordered pairs per transport, bandwidth and latency each a panel.
+    assert matrix.count("p2p-ce: GB/s") == 1 and matrix.count("p2p-sm: one-way us") == 1
+    assert "fully-connected by p2p-ce" in text.split('id="table-topo-peaks"')[1].split("</table>")[0]
+
+
+def test_topo_rows_without_the_params_its_plots_need_are_left_out_not_a_crash(make_results, tmp_path):
+    topo = make_results("topo.json", document("topo", rows=[row(section="bandwidth", metric="rate", value=4.5,
+                                                                bytes=1024), row(section="matrix", metric="rate",
+                                                                                 value=3.0, transport="p2p-ce")]))
+    out = tmp_path / "topo.html"
+    done = run_ferry_py("report", topo, "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert 'id="workload-topo"' in out.read_text()
+
+
 def test_failed_rows_are_flagged_on_the_page(make_results, tmp_path):
     failed = make_results("failed.json", document("link", verification="FAILED",
                                                   rows=[row(section="ceiling", check="FAILED", device=0, path="copy engine",
