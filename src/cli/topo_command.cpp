@@ -63,8 +63,8 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
 
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const topo::TopoConfig config = make_config(*backend, o, w);
-  Results results = start_results(*backend, command_line, shown);
   topo::validate(*backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
+  Results results = start_results(*backend, command_line, shown);
   const std::vector<model::PeerProfile> peers = link_peers(*backend, results, config, o, w);
 
   WorkloadResult result =

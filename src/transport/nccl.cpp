@@ -157,13 +157,32 @@ class Nccl final : public Transport {
 }  // namespace
 #endif
 
+#if FERRY_WITH_NCCL
+namespace {
+
+// NCCL takes one GPU per rank: two ranks on one device end its setup with "invalid usage". Every rank learns it.
+std::string shared_device(const World& world, const Group& group) {
+  if (!world.distributed()) return "";
+  const std::vector<std::string> places = world.gather(fmt::format("{}:{}", world.host(), group.local.front().device));
+  std::string clash;
+  for (std::size_t a = 0; a < places.size() && clash.empty(); ++a)
+    for (std::size_t b = a + 1; b < places.size() && clash.empty(); ++b)
+      if (places[a] == places[b]) clash = fmt::format("ranks {} and {} both use device {}", a, b, places[a]);
+  std::vector<std::uint8_t> bytes(clash.begin(), clash.end());
+  world.broadcast(bytes);
+  if (bytes.empty()) return "";
+  return "NCCL takes one GPU per rank, and " + std::string(bytes.begin(), bytes.end());
+}
+
+}  // namespace
+#endif
+
 std::string nccl_reason(Backend& backend, const World& world, const Group& group) {
 #if FERRY_WITH_NCCL
   if (backend.kind() != BackendKind::cuda) return "NCCL runs on GPUs only: the emulator has no NCCL";
   if (!NcclLibrary::get().missing.empty()) return NcclLibrary::get().missing;
   if (group.participants < 2) return "needs 2 devices (--devices 0,1) or 2 ranks (mpirun -np 2)";
-  (void)world;
-  return "";
+  return shared_device(world, group);
 #else
   (void)backend, (void)world, (void)group;
   return "this ferry was built without NCCL (no CUDA backend, or no nccl.h at build time)";

@@ -136,6 +136,8 @@ TEST(Topo, BadInputIsRefusedWithTheReason) {
   EXPECT_THROW(validate(backend, c, 2), UsageError);
   c = quick(backend, {0, 0});
   EXPECT_THROW(validate(backend, c, 2), UsageError);
+  c = quick(backend, {0});
+  EXPECT_THROW(validate(backend, c, 1), UsageError);  // nothing to measure between
   c = quick(backend, {0, 1});
   c.sizes = {1ull << 50};
   EXPECT_THROW(validate(backend, c, 2), UsageError);

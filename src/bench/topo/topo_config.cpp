@@ -93,6 +93,9 @@ void validate(Backend& backend, const TopoConfig& config, int participants) {
   if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
     throw UsageError("a device is listed twice in --devices");
   if (config.topologies.empty()) throw UsageError("no topology selected");
+  if (participants < 2)
+    throw UsageError("topo measures between devices: it needs 2 or more (--devices 0,1), or 2 or more MPI ranks "
+                     "(mpirun -np 2 ferry run topo)");
   if (config.rounds < 1) throw UsageError("--rounds must be at least 1");
   if (config.sizes.empty()) throw UsageError("no message size selected");
   for (transport::Kind kind : config.transports)
