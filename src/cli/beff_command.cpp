@@ -190,14 +190,15 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "up to --max-size. b(L) = L x looplength / time, the best of --repetitions; b_eff = the mean of b(L) over the 21 "
       "sizes. Every message carries a pattern of its sender, exchange and size and is checked on receipt. Transports: "
       "p2p-ce (peer copies by the copy engine), p2p-sm (kernels store into the peer's memory: LL or direct), nccl "
-      "(ncclSend/Recv), mpi-staged (device -> host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
+      "(ncclSend/Recv), host-staged (device -> host, memcpy, host -> device, in one process), mpi-staged (device -> "
+      "host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
       "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
       "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
       "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce from link's peer figures, the others "
       "fitted to their smallest and largest sizes.");
   add_run_options(*command, o->run);
   command->add_option("--transport", o->transports,
-                      "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,mpi-staged,mpi-cuda");
+                      "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,host-staged,mpi-staged,mpi-cuda");
   command->add_option("--max-size", o->max_size,
                       "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21");
   command->add_option("--min-time", o->min_time, "shortest measurement, for looplength's calibration (default 5ms)");
