@@ -2,7 +2,6 @@
 // store-and-forward peak 1 / (1/P_pcie + 1/P_host + 1/P_pcie) has a measured
 // P_host: memcpy between pinned buffers in one process (what host-staged
 // does), MPI between the ranks' pinned buffers in a ring (what mpi-staged does).
-#include <algorithm>
 #include <cstring>
 
 #include "core/clock.hpp"
@@ -11,27 +10,43 @@
 
 namespace ferry::transport {
 
+namespace {
+
+// Word i of what participant `who` sends: differs at every word and from every other sender.
+std::uint64_t sent_word(std::uint64_t i, int who) {
+  return (i + 1) * 0x9E3779B97F4A7C15ull ^ (static_cast<std::uint64_t>(who) + 1) * 0xBF58476D1CE4E5B9ull;
+}
+
+}  // namespace
+
 HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes, int repetitions) {
-  Buffer from = backend.allocate_host(MemoryKind::pinned, bytes);
-  Buffer to = backend.allocate_host(MemoryKind::pinned, bytes);
-  // Not zeros: a copy of untouched pages would measure the page tables.
-  std::memset(from.data(), 0x5A, bytes);
-  std::memset(to.data(), 0xA5, bytes);
+  const std::uint64_t words = bytes / 8;
+  Buffer from = backend.allocate_host(MemoryKind::pinned, words * 8);
+  Buffer to = backend.allocate_host(MemoryKind::pinned, words * 8);
+  // Not zeros: a copy of untouched pages would measure the page tables, and a copy that did nothing would pass.
+  auto* sent = from.as<std::uint64_t>();
+  auto* received = to.as<std::uint64_t>();
+  for (std::uint64_t i = 0; i < words; ++i) sent[i] = sent_word(i, world.rank());
+  std::memset(received, 0xA5, words * 8);
   HostStepTime time;
   time.how = world.distributed() ? "MPI_Sendrecv between the ranks' pinned buffers, in a ring"
                                  : "memcpy between pinned buffers, one thread";
-  const ExchangePlan ring = make_plan(Pattern::ring, world.size(), bytes, 1, slot_pitch(bytes));
+  const ExchangePlan ring = make_plan(Pattern::ring, world.size(), words * 8, 1, slot_pitch(words * 8));
   for (int r = 0; r <= repetitions; ++r) {
     world.barrier();
     const auto start = HostClock::now();
     if (world.distributed())
       mpi_exchange(ring, world.rank(), 0, {{from.data(), to.data()}});
     else
-      std::memcpy(to.data(), from.data(), bytes);
+      std::memcpy(received, sent, words * 8);
     const double seconds = world.max(seconds_between(start, HostClock::now()));
     if (r > 0) time.seconds.push_back(seconds);  // the first warms the pages and the connections
   }
-  if (std::memcmp(to.data(), from.data(), std::min<std::uint64_t>(bytes, 4096)) != 0) time.seconds.clear();
+  // Every word from the participant on the left (this one, in one process), on every rank.
+  const int left = world.distributed() ? ring.route(world.rank(), 0).receive_from : world.rank();
+  bool intact = true;
+  for (std::uint64_t i = 0; i < words && intact; ++i) intact = received[i] == sent_word(i, left);
+  if (!world.all(intact)) time.seconds.clear();
   return time;
 }
 
