@@ -8,7 +8,7 @@
 
 #include "backend/select.hpp"
 #include "bench/beff/beff.hpp"
-#include "bench/link/link.hpp"
+#include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
@@ -56,25 +56,6 @@ beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const
   return c;
 }
 
-// Link's peer figures for p2p-ce's model: from --profile, else measured now
-// between this process's devices (their rows join the results).
-std::vector<model::PeerProfile> link_peers(Backend& backend, Results& results, const beff::BeffConfig& config,
-                                           const BeffOptions& o, const World& w, std::string& origin) {
-  if (!o.profile_path.empty()) {
-    origin = fmt::format("from the profile {}", o.profile_path);
-    return model::read_profile(o.profile_path).peers;
-  }
-  const bool wanted = std::find(config.transports.begin(), config.transports.end(), transport::Kind::p2p_ce) !=
-                      config.transports.end();
-  if (!wanted || w.distributed() || config.devices.size() < 2) return {};
-  origin = "measured in this run";
-  link::LinkOutcome outcome =
-      link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), config.devices),
-                Progress("link", !o.run.quiet));
-  results.workloads.push_back(std::move(outcome.result));
-  return outcome.profile.peers;
-}
-
 int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   World& w = world();
   const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
@@ -85,9 +66,15 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   beff::BeffConfig config = make_config(*backend, o, w);
   Results results = start_results(*backend, command_line, shown);
   beff::validate(*backend, config);
-  const std::vector<model::PeerProfile> peers = link_peers(*backend, results, config, o, w, config.profile_origin);
+  // p2p-ce's model reads link's peer figures; without p2p-ce, link need not run.
+  const bool p2p_ce = std::find(config.transports.begin(), config.transports.end(), transport::Kind::p2p_ce) !=
+                      config.transports.end();
+  LinkPeers peers;
+  if (p2p_ce || !o.profile_path.empty())
+    peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
+  config.profile_origin = peers.origin;
 
-  WorkloadResult result = beff::run(*backend, w, config, peers, Progress("beff", speaks && !o.run.quiet));
+  WorkloadResult result = beff::run(*backend, w, config, peers.peers, Progress("beff", speaks && !o.run.quiet));
   int code = 0;
   if (speaks) {
     results.workloads.push_back(std::move(result));

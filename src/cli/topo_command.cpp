@@ -6,12 +6,11 @@
 #include <memory>
 
 #include "backend/select.hpp"
-#include "bench/link/link.hpp"
 #include "bench/topo/topo.hpp"
+#include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "model/profile.hpp"
 
 namespace ferry {
 namespace {
@@ -42,19 +41,6 @@ topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const
   return c;
 }
 
-// Link's peer copies, which the direct topologies' peaks are set beside: from
-// --profile, else measured now between this process's devices (their rows join the results).
-std::vector<model::PeerProfile> link_peers(Backend& backend, Results& results, const topo::TopoConfig& config,
-                                           const TopoOptions& o, const World& w) {
-  if (!o.profile_path.empty()) return model::read_profile(o.profile_path).peers;
-  if (w.distributed() || config.devices.size() < 2) return {};
-  link::LinkOutcome outcome =
-      link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), config.devices),
-                Progress("link", !o.run.quiet));
-  results.workloads.push_back(std::move(outcome.result));
-  return outcome.profile.peers;
-}
-
 int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   World& w = world();
   const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
@@ -65,10 +51,11 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
   const topo::TopoConfig config = make_config(*backend, o, w);
   topo::validate(*backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
   Results results = start_results(*backend, command_line, shown);
-  const std::vector<model::PeerProfile> peers = link_peers(*backend, results, config, o, w);
+  // The direct topologies' peaks are set beside link's peer copies.
+  const LinkPeers peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
 
   WorkloadResult result =
-      topo::run(*backend, w, results.machine, config, peers, Progress("topo", speaks && !o.run.quiet));
+      topo::run(*backend, w, results.machine, config, peers.peers, Progress("topo", speaks && !o.run.quiet));
   int code = 0;
   if (speaks) {
     results.workloads.push_back(std::move(result));

@@ -3,6 +3,8 @@
 // and time = latency + bytes / bandwidth.
 #include <string>
 
+#include "core/machine.hpp"
+
 namespace ferry::model {
 
 // Bytes per second one direction of a PCIe link carries after line encoding
@@ -14,6 +16,19 @@ std::string pcie_name(int generation, int width);
 
 // One direction of one NVLink, by NVLink version (1..5); 0 when unknown.
 double nvlink_Bps_per_link(int version);
+
+// A theoretical rate and what it stands on ("18 x NVLink4"); Bps 0 when the machine does not say.
+struct RatedLink {
+  double Bps = 0;
+  std::string basis;
+};
+
+// One direction of a GPU's PCIe link at its most (generation x width); Bps 0 when unknown.
+RatedLink gpu_pcie(const Machine& machine, int device);
+
+// One direction between two GPUs, from what the machine reports: their NVLinks
+// where NVML counts them, else the slower GPU's PCIe link.
+RatedLink peer_link(const Machine& machine, int from, int to);
 
 // A device-to-device copy reads and writes every byte: half the memory bandwidth.
 inline double device_copy_Bps(double memory_bandwidth_Bps) { return memory_bandwidth_Bps / 2; }

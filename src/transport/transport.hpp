@@ -27,6 +27,8 @@ enum class Kind {
 };
 
 const std::vector<Kind>& all_kinds();
+// host-staged and mpi-staged: every message stops in host memory on its way.
+inline bool through_host(Kind kind) { return kind == Kind::host_staged || kind == Kind::mpi_staged; }
 std::string_view to_string(Kind kind);
 // "all", or names separated by commas. Throws UsageError naming an unknown one.
 std::vector<Kind> parse_kinds(std::string_view text);

@@ -172,12 +172,12 @@ Machine machine_with_links() {
 
 TEST(TopoPeaks, DirectLinksAreTheirLanesTimesTheirRate) {
   const Machine m = machine_with_links();
-  EXPECT_DOUBLE_EQ(pair_peak(m, 0, 1).Bps, 18 * 25e9);
-  EXPECT_EQ(pair_peak(m, 0, 1).basis, "18 x NVLink4");
+  EXPECT_DOUBLE_EQ(model::peer_link(m, 0, 1).Bps, 18 * 25e9);
+  EXPECT_EQ(model::peer_link(m, 0, 1).basis, "18 x NVLink4");
   // No NVLink: peer traffic over PCIe Gen5 x16.
-  EXPECT_NEAR(pair_peak(m, 0, 2).Bps, 63.0e9, 0.1e9);
+  EXPECT_NEAR(model::peer_link(m, 0, 2).Bps, 63.0e9, 0.1e9);
   // A ring is as fast as its slowest hop.
-  EXPECT_DOUBLE_EQ(direct_peak(m, Pattern::ring, {0, 1, 2}).Bps, pair_peak(m, 0, 2).Bps);
+  EXPECT_DOUBLE_EQ(direct_peak(m, Pattern::ring, {0, 1, 2}).Bps, model::peer_link(m, 0, 2).Bps);
   EXPECT_DOUBLE_EQ(direct_peak(m, Pattern::one_way, {0, 1}).Bps, 450e9);
 }
 
@@ -200,7 +200,7 @@ TEST(TopoPeaks, FullyConnectedThroughASwitchSharesTheDevicesOwnLinks) {
 
 TEST(TopoPeaks, TheHostPathIsItsThreeStepsInStoreAndForward) {
   const Machine m = machine_with_links();
-  const double pcie = pair_peak(m, 0, 2).Bps;
+  const double pcie = model::peer_link(m, 0, 2).Bps;
   const Peak staged = host_staged_peak(m, {0, 1}, 20e9);
   EXPECT_NEAR(staged.Bps, 1 / (2 / pcie + 1 / 20e9), 1);
   EXPECT_NE(staged.basis.find("PCIe Gen5 x16 twice + host 20.0 GB/s"), std::string::npos) << staged.basis;

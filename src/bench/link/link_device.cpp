@@ -46,23 +46,12 @@ void measure_device_copy(LinkRun& run, int device) {
 
 namespace {
 
-const PeerFacts* peer_facts(const LinkRun& run, int from, int to) {
-  for (const PeerFacts& p : run.machine.peers)
-    if (p.from == from && p.to == to) return &p;
-  return nullptr;
-}
-
-// The link's theoretical one-way rate: NVLinks where NVML counts them, else the slower PCIe.
+// The link's theoretical one-way rate (model::peer_link), times the directions that run at once.
 void set_peer_model(LinkRun& run, Row& row, int from, int to, double directions) {
-  const PeerFacts* facts = peer_facts(run, from, to);
-  if (facts && facts->nvlinks > 0 && model::nvlink_Bps_per_link(facts->nvlink_version) > 0) {
-    row.model = directions * facts->nvlinks * model::nvlink_Bps_per_link(facts->nvlink_version);
-    row.model_basis = fmt::format("{} x NVLink{}{}", facts->nvlinks, facts->nvlink_version,
-                                  directions > 1 ? ", both directions" : "");
-  } else if (run.pcie_Bps(from) > 0 && run.pcie_Bps(to) > 0) {
-    row.model = directions * std::min(run.pcie_Bps(from), run.pcie_Bps(to));
-    row.model_basis = run.pcie_basis(from) + (directions > 1 ? ", both directions" : "");
-  }
+  const model::RatedLink link = model::peer_link(run.machine, from, to);
+  if (link.Bps <= 0) return;
+  row.model = directions * link.Bps;
+  row.model_basis = link.basis + (directions > 1 ? ", both directions" : "");
 }
 
 // A copy's worth of buffers each way between two devices: a source on each and

@@ -175,10 +175,9 @@ class TopoRun {
     record.routes = transport::fan_of(v.pattern, areas.group().participants);
     const std::vector<int> devices = devices_of(members);
     if (world_.rank() == 0) {
-      record.theoretical = kind == Kind::host_staged || kind == Kind::mpi_staged
-                               ? host_staged_peak(machine_, devices, host_.Bps)
-                               : direct_peak(machine_, v.pattern, devices);
-      if (kind != Kind::host_staged && kind != Kind::mpi_staged) record.link = link_peak(link_peers_, v.pattern, devices);
+      record.theoretical = transport::through_host(kind) ? host_staged_peak(machine_, devices, host_.Bps)
+                                                         : direct_peak(machine_, v.pattern, devices);
+      if (!transport::through_host(kind)) record.link = link_peak(link_peers_, v.pattern, devices);
     }
     for (std::size_t s = 0; s < config_.sizes.size(); ++s) {
       progress_.step(fmt::format("{} by {}: {} rounds of {} (size {} of {})", v.name, name, config_.rounds,
@@ -210,7 +209,7 @@ class TopoRun {
           cell.to = b;
           cell.bandwidth = runner.bandwidth(Pattern::one_way, config_.matrix_bytes);
           cell.latency = runner.latency();
-          cell.theoretical = pair_peak(machine_, a, b);
+          cell.theoretical = model::peer_link(machine_, a, b);
           matrix_.push_back(std::move(cell));
         }
       }

@@ -99,7 +99,7 @@ void validate(Backend& backend, const TopoConfig& config, int participants) {
   if (config.rounds < 1) throw UsageError("--rounds must be at least 1");
   if (config.sizes.empty()) throw UsageError("no message size selected");
   for (transport::Kind kind : config.transports)
-    if (kind == transport::Kind::host_staged || kind == transport::Kind::mpi_staged)
+    if (transport::through_host(kind))
       throw UsageError(fmt::format("--transport {}: the path through the host is a topology of its own "
                                    "(--topology host-staged), not a direct transport",
                                    to_string(kind)));

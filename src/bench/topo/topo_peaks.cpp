@@ -22,16 +22,6 @@ const PeerFacts* facts_of(const Machine& machine, int from, int to) {
   return nullptr;
 }
 
-const GpuFacts* gpu_of(const Machine& machine, int device) {
-  for (const GpuFacts& g : machine.gpus)
-    if (g.index == device) return &g;
-  return nullptr;
-}
-
-double pcie_of(const GpuFacts* gpu) {
-  return gpu ? model::pcie_Bps(gpu->pcie.max_generation, gpu->pcie.max_width) : 0;
-}
-
 // The lowest of several peaks, with its basis; unknown when any is unknown.
 Peak lowest(const std::vector<Peak>& peaks) {
   Peak low{std::numeric_limits<double>::max(), ""};
@@ -56,24 +46,10 @@ std::vector<std::pair<int, int>> directions(Pattern pattern, const std::vector<i
 
 }  // namespace
 
-Peak pair_peak(const Machine& machine, int from, int to) {
-  const PeerFacts* peer = facts_of(machine, from, to);
-  if (!peer) return {};
-  const double per_link = model::nvlink_Bps_per_link(peer->nvlink_version);
-  if (peer->nvlinks > 0 && per_link > 0)
-    return {peer->nvlinks * per_link, fmt::format("{} x NVLink{}", peer->nvlinks, peer->nvlink_version)};
-  const GpuFacts* a = gpu_of(machine, from);
-  const GpuFacts* b = gpu_of(machine, to);
-  const double pcie = std::min(pcie_of(a), pcie_of(b));
-  if (!peer->direct_access || pcie <= 0) return {};
-  const GpuFacts* narrower = pcie_of(a) <= pcie_of(b) ? a : b;
-  return {pcie, model::pcie_name(narrower->pcie.max_generation, narrower->pcie.max_width) + " (peer)"};
-}
-
 Peak direct_peak(const Machine& machine, Pattern pattern, const std::vector<int>& devices) {
   if (pattern != Pattern::fully_connected) {
     std::vector<Peak> hops;
-    for (const auto& [from, to] : directions(pattern, devices)) hops.push_back(pair_peak(machine, from, to));
+    for (const auto& [from, to] : directions(pattern, devices)) hops.push_back(model::peer_link(machine, from, to));
     return lowest(hops);
   }
   // Every peer at once: the sum of the pairs' links, but no more than the device's own links
@@ -84,15 +60,16 @@ Peak direct_peak(const Machine& machine, Pattern pattern, const std::vector<int>
     int version = 0;
     for (int to : devices) {
       if (to == from) continue;
-      const Peak pair = pair_peak(machine, from, to);
+      const Peak pair = model::peer_link(machine, from, to);
       if (pair.Bps <= 0) return {};
       sum += pair.Bps;
       if (const PeerFacts* f = facts_of(machine, from, to)) version = std::max(version, f->nvlink_version);
     }
-    const GpuFacts* gpu = gpu_of(machine, from);
-    const double own = gpu && gpu->nvlinks > 0 ? gpu->nvlinks * model::nvlink_Bps_per_link(version) : 0;
+    const auto gpu = std::find_if(machine.gpus.begin(), machine.gpus.end(), [&](const GpuFacts& g) { return g.index == from; });
+    const int own_links = gpu == machine.gpus.end() ? 0 : gpu->nvlinks;
+    const double own = own_links * model::nvlink_Bps_per_link(version);
     if (own > 0 && own < sum)
-      per_device.push_back({own, fmt::format("{} x NVLink{} shared by {} peers", gpu->nvlinks, version,
+      per_device.push_back({own, fmt::format("{} x NVLink{} shared by {} peers", own_links, version,
                                              devices.size() - 1)});
     else
       per_device.push_back({sum, fmt::format("the links to {} peers", devices.size() - 1)});
@@ -103,13 +80,10 @@ Peak direct_peak(const Machine& machine, Pattern pattern, const std::vector<int>
 Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps) {
   std::vector<Peak> per_device;
   for (int device : devices) {
-    const GpuFacts* gpu = gpu_of(machine, device);
-    const double pcie = pcie_of(gpu);
-    if (pcie <= 0 || host_Bps <= 0) return {};
-    per_device.push_back({1 / (2 / pcie + 1 / host_Bps),
-                          fmt::format("{} twice + host {:.1f} GB/s",
-                                      model::pcie_name(gpu->pcie.max_generation, gpu->pcie.max_width),
-                                      to_GBps(host_Bps))});
+    const model::RatedLink pcie = model::gpu_pcie(machine, device);
+    if (pcie.Bps <= 0 || host_Bps <= 0) return {};
+    per_device.push_back({1 / (2 / pcie.Bps + 1 / host_Bps), fmt::format("{} twice + host {:.1f} GB/s", pcie.basis,
+                                                                       to_GBps(host_Bps))});
   }
   return lowest(per_device);
 }

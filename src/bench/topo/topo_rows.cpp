@@ -22,8 +22,6 @@ std::int64_t as_param(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 std::string ratio_text(double r) { return r > 0 ? fmt::format("{:.2f}x", r) : "-"; }
 std::string percent_text(double r) { return r > 0 ? fmt::format("{:.1f}%", 100 * r) : "-"; }
 
-bool staged(Kind kind) { return kind == Kind::host_staged || kind == Kind::mpi_staged; }
-
 Check check_of(const Rounds& rounds) { return rounds.wrong_words == 0 ? Check::passed : Check::failed; }
 
 std::string wrong_note(const Rounds& rounds, int total_rounds) {
@@ -145,7 +143,7 @@ class ResultBuilder {
   static const TopologyRecord* direct_for(const TopologyRecord& staged_record, const std::vector<TopologyRecord>& all) {
     const std::string wanted = staged_record.routes > 1 ? "fully-connected" : "pair both";
     for (const TopologyRecord& t : all)
-      if (!staged(t.kind) && t.name == wanted) return &t;
+      if (!transport::through_host(t.kind) && t.name == wanted) return &t;
     return nullptr;
   }
 
@@ -163,7 +161,7 @@ class ResultBuilder {
     row.params.emplace_back("GB/s there", to_GBps(at_highlight));
     row.params.emplace_back("% of theoretical there",
                             percent_text(t.theoretical.Bps > 0 ? at_highlight / t.theoretical.Bps : 0));
-    if (staged(t.kind)) {
+    if (transport::through_host(t.kind)) {
       const TopologyRecord* direct = direct_for(t, all);
       const double direct_peak = direct ? observed_peak(*direct).first : 0;
       row.params.emplace_back("compared with", direct ? fmt::format("{} by {}", direct->name, to_string(direct->kind))

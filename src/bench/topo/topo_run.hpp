@@ -7,6 +7,7 @@
 
 #include "bench/common/exchange_areas.hpp"
 #include "bench/topo/topo.hpp"
+#include "model/link_model.hpp"
 
 namespace ferry::topo {
 
@@ -19,11 +20,8 @@ struct Rounds {
   int first_wrong_round = -1;    // 0-based; -1 when every round arrived intact
 };
 
-// What a topology's figures are set against.
-struct Peak {
-  double Bps = 0;     // per device and direction; 0 when the machine does not say
-  std::string basis;  // "18 x NVLink4"
-};
+// What a topology's figures are set against: per device and direction.
+using Peak = model::RatedLink;
 
 // One topology (or variant of it) on one transport, every size.
 struct TopologyRecord {
@@ -66,8 +64,7 @@ class RoundRunner {
   const TopoConfig& config_;
 };
 
-// topo_peaks.cpp: what the machine says its links carry.
-Peak pair_peak(const Machine& machine, int from, int to);
+// topo_peaks.cpp: what the machine says its links carry (a pair's: model::peer_link).
 Peak direct_peak(const Machine& machine, transport::Pattern pattern, const std::vector<int>& devices);
 Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps);
 // Link's peer copies in this run for the same directions (per direction); {0, ""} when it has none.
