@@ -79,8 +79,8 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "sending at once, one exchange a round; each round's messages hold values of element index and round and are "
       "checked byte for byte on receipt. GB/s = bytes each device sends / the slowest device's time; median, min and "
       "max over rounds. Each topology's peak is set beside its theoretical peak (NVLink count x rate, PCIe "
-      "generation x width; host-staged 1 / (2/P_pcie + 1/P_host) with P_host measured) and, for direct ones, beside "
-      "link's peer copies measured in the same run. Direct transports drive every device from one process (p2p-ce, "
+      "generation x width; host-staged 1 / (2/P_pcie + 1/P_host) with P_host the fastest host step, timed at 1 to "
+      "64 MiB) and, for direct ones, beside link's peer copies measured in the same run. Direct transports drive every device from one process (p2p-ce, "
       "p2p-sm, nccl) or take one rank per device under mpirun (nccl, mpi-cuda): `mpirun -np N ferry run topo`.");
   add_run_options(*command, o->run);
   command->add_option("--topology", o->topologies,

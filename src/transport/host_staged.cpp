@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "transport/transports.hpp"
@@ -58,26 +59,14 @@ class HostStaged final : public Transport {
 
   std::byte* host(const Buffer& buffer, int k) const { return buffer.data() + static_cast<std::uint64_t>(k) * pitch_; }
 
-  // Every message of the exchange at once, a thread each, as the processes of a node would copy
-  // them; below threaded_bytes a thread costs more to start than its copy takes, so one thread
-  // copies them all.
   void copy_between_hosts(const ExchangePlan& plan, std::int64_t i) {
-    std::vector<std::pair<std::byte*, const std::byte*>> messages;
+    std::vector<HostMessage> messages;
     for (int p = 0; p < static_cast<int>(lanes_.size()); ++p)
       for (int k = 0; k < plan.fan(); ++k)
         if (const int to = plan.route(p, i, k).send_to; to >= 0)
-          messages.emplace_back(host(lanes_[to].receive_host, k), host(lanes_[p].send_host, k));
-    if (plan.bytes < threaded_bytes) {
-      for (const auto& [into, from] : messages) std::memcpy(into, from, plan.bytes);
-      return;
-    }
-    std::vector<std::jthread> copies;
-    for (const auto& [into, from] : messages)
-      copies.emplace_back([into, from, bytes = plan.bytes] { std::memcpy(into, from, bytes); });
+          messages.push_back({host(lanes_[to].receive_host, k), host(lanes_[p].send_host, k)});
+    transport::copy_between_hosts(messages, plan.bytes);
   }
-
-  // A thread's start costs some tens of microseconds, a 1 MiB memcpy about as much.
-  static constexpr std::uint64_t threaded_bytes = 1 << 20;
 
   const Group group_;
   const std::uint64_t pitch_;
@@ -85,6 +74,17 @@ class HostStaged final : public Transport {
 };
 
 }  // namespace
+
+void copy_between_hosts(const std::vector<HostMessage>& messages, std::uint64_t bytes) {
+  // A thread's start costs some tens of microseconds, a 1 MiB memcpy about as much.
+  constexpr std::uint64_t threaded_bytes = 1 << 20;
+  if (bytes < threaded_bytes || messages.size() == 1) {
+    for (const HostMessage& m : messages) std::memcpy(m.into, m.from, bytes);
+    return;
+  }
+  std::vector<std::jthread> copies;
+  for (const HostMessage& m : messages) copies.emplace_back([m, bytes] { std::memcpy(m.into, m.from, bytes); });
+}
 
 std::string host_staged_reason(const World& world, const Group& group) {
   if (world.distributed())

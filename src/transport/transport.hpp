@@ -83,13 +83,14 @@ class Transport {
 std::string unavailable_reason(Kind kind, Backend& backend, const World& world, const Group& group);
 
 // The host -> host step of host-staged (in one process) or mpi-staged (across
-// ranks) alone: `repetitions` timings of one message of `bytes`, every rank
-// taking part; empty seconds when the copy did not arrive intact.
+// ranks) alone: `repetitions` timings of `messages` messages of `bytes` at once
+// in one process (one a rank across ranks), every rank taking part; empty
+// seconds when a copy did not arrive intact.
 struct HostStepTime {
   std::string how;
   std::vector<double> seconds;
 };
-HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes, int repetitions);
+HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes, int messages, int repetitions);
 
 // unavailable_reason() agreed across ranks: "" when every rank can run it;
 // otherwise, on rank 0, the reason (naming the rank where they differ), and on

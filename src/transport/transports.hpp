@@ -1,7 +1,10 @@
 #pragma once
 // What each transport's file offers transport.cpp. Internal to transport/.
 #include <memory>
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "transport/transport.hpp"
 
@@ -19,6 +22,16 @@ std::unique_ptr<Transport> open_nccl(Backend& backend, World& world, const Group
 // host_staged.cpp: one process driving every device, through the host.
 std::string host_staged_reason(const World& world, const Group& group);
 std::unique_ptr<Transport> open_host_staged(Backend& backend, const Group& group);
+
+// The host -> host step of host-staged: every message of an exchange at once,
+// as the processes of a node would copy them (a thread each; below 1 MiB one
+// thread copies them all, since starting a thread costs more than such a
+// copy). time_host_step() times the same function.
+struct HostMessage {
+  std::byte* into;
+  const std::byte* from;
+};
+void copy_between_hosts(const std::vector<HostMessage>& messages, std::uint64_t bytes);
 
 // mpi_staged.cpp and mpi_cuda.cpp: one rank per device.
 std::string mpi_reason(Kind kind, Backend& backend, const World& world, const Group& group);

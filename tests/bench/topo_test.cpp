@@ -4,6 +4,7 @@
 // come from what the machine reports.
 #include "bench/topo/topo.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "bench/topo/topo_run.hpp"
 #include "cli/cli.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace ferry::topo {
 namespace {
@@ -201,10 +203,36 @@ TEST(TopoPeaks, FullyConnectedThroughASwitchSharesTheDevicesOwnLinks) {
 TEST(TopoPeaks, TheHostPathIsItsThreeStepsInStoreAndForward) {
   const Machine m = machine_with_links();
   const double pcie = model::peer_link(m, 0, 2).Bps;
-  const Peak staged = host_staged_peak(m, {0, 1}, 20e9);
+  const Peak staged = host_staged_peak(m, {0, 1}, 20e9, 16 << 20);
   EXPECT_NEAR(staged.Bps, 1 / (2 / pcie + 1 / 20e9), 1);
-  EXPECT_NE(staged.basis.find("PCIe Gen5 x16 twice + host 20.0 GB/s"), std::string::npos) << staged.basis;
-  EXPECT_EQ(host_staged_peak(m, {0, 1}, 0).Bps, 0);  // no P_host measured: no peak claimed
+  EXPECT_NE(staged.basis.find("PCIe Gen5 x16 twice + host 20.0 GB/s at 16 MiB"), std::string::npos) << staged.basis;
+  EXPECT_EQ(host_staged_peak(m, {0, 1}, 0, 16 << 20).Bps, 0);  // no P_host measured: no peak claimed
+}
+
+TEST(Topo, TheHostStepIsTimedPerSizeWithEveryMessageOfTheExchangeAndThePeakTakesTheFastest) {
+  emu::EmuBackend backend;
+  TopoConfig c = quick(backend, {0, 1, 2});
+  c.topologies = {Topology::host_staged};
+  c.sizes = {1000, 4ull << 20};
+  const WorkloadResult r = run(backend, world(), machine_with_links(), c, {}, Progress("topo", false));
+  ASSERT_TRUE(r.passed());
+  // 1 MiB and 4 MiB (the ladder 1, 4, 16, 64 MiB as far as the largest size), 3 devices x 2 peers at once.
+  const auto steps = rows_of(r, "host");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(param(*steps[0], "bytes"), std::to_string(1 << 20));
+  EXPECT_EQ(param(*steps[1], "bytes"), std::to_string(4 << 20));
+  for (const Row* step : steps) {
+    EXPECT_EQ(step->check, Check::passed);
+    EXPECT_EQ(param(*step, "how"), "memcpy between pinned buffers, 6 messages at once");
+  }
+  // The peak's P_host is the fastest step, named with its size.
+  const Row* fastest = steps[0]->value() >= steps[1]->value() ? steps[0] : steps[1];
+  const Row* peak = rows_of(r, "peak", "host-staged").front();
+  ASSERT_TRUE(peak->model.has_value());
+  EXPECT_NE(peak->model_basis.find(fmt::format("host {:.1f} GB/s at {}", fastest->value() / 1e9,
+                                               format_bytes(std::stoull(param(*fastest, "bytes"))))),
+            std::string::npos)
+      << peak->model_basis;
 }
 
 TEST(TopoPeaks, LinksPeerCopiesStandBesideTheDirectPath) {

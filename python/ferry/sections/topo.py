@@ -77,11 +77,16 @@ def _bandwidth(series: list) -> str:
                        f"the theoretical peak. The figures written on the lines are those at {highlighted}.")
 
 
+def _shown(value) -> str:
+    """A figure as the printed tables show it: four significant digits."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
 def _peaks(series: list) -> str:
     def key_of(r):
         return (r.params.get("topology", ""), r.params.get("transport", ""), r.params.get("devices", ""),
                 r.params.get("compared with", "-"), r.params.get("ratio", "-"),
-                r.params.get("GB/s there", "-"), r.params.get("% of theoretical there", "-"))
+                _shown(r.params.get("GB/s there", "-")), r.params.get("% of theoretical there", "-"))
 
     return figures_table(series, lambda s: s.section("peak"),
                          ["topology", "transport", "devices", "compared with", "ratio", "GB/s at the highlighted size",
@@ -112,6 +117,10 @@ def _matrix(s, plot_id: str) -> str:
             transports.append(r.params.get("transport"))
     if not transports:
         return ""
+    # One colour scale from zero for every transport's bandwidth (up to the highest theoretical peak), and one for
+    # every latency: a cell's colour then reads the same in each panel, and two near-equal cells look alike.
+    top = {"GB/s": max([r.value for r in bandwidth] + [r.model or 0 for r in bandwidth]),
+           "one-way us": max([r.value for r in latency], default=1)}
     fig, axes = plots.panels(2 * len(transports), width_each=3.4, height=3.2)
     for t, name in enumerate(transports):
         for ax, rows, what, cmap in ((axes[2 * t], bandwidth, "GB/s", "viridis"),
@@ -121,7 +130,7 @@ def _matrix(s, plot_id: str) -> str:
                 ax.set_visible(False)
                 continue
             devices, grid = _grid(mine)
-            image = ax.imshow(grid, cmap=cmap)
+            image = ax.imshow(grid, cmap=cmap, vmin=0, vmax=top[what])
             for i in range(len(devices)):
                 for j in range(len(devices)):
                     if grid[i][j] == grid[i][j]:  # not NaN: the diagonal stays empty

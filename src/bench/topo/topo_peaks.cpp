@@ -77,13 +77,15 @@ Peak direct_peak(const Machine& machine, Pattern pattern, const std::vector<int>
   return lowest(per_device);
 }
 
-Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps) {
+Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps,
+                      std::uint64_t host_bytes) {
   std::vector<Peak> per_device;
   for (int device : devices) {
     const model::RatedLink pcie = model::gpu_pcie(machine, device);
     if (pcie.Bps <= 0 || host_Bps <= 0) return {};
-    per_device.push_back({1 / (2 / pcie.Bps + 1 / host_Bps), fmt::format("{} twice + host {:.1f} GB/s", pcie.basis,
-                                                                       to_GBps(host_Bps))});
+    per_device.push_back({1 / (2 / pcie.Bps + 1 / host_Bps),
+                          fmt::format("{} twice + host {:.1f} GB/s at {}", pcie.basis, to_GBps(host_Bps),
+                                      format_bytes(host_bytes))});
   }
   return lowest(per_device);
 }

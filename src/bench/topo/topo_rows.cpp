@@ -64,12 +64,12 @@ class ResultBuilder {
   ResultBuilder(const TopoConfig& config) : config_(config) {}
 
   WorkloadResult build(const std::vector<TopologyRecord>& topologies, const std::vector<MatrixCell>& matrix,
-                       const HostStep& host, std::vector<std::string> skipped) {
+                       const std::vector<HostStep>& host_steps, std::vector<std::string> skipped) {
     start();
     for (const TopologyRecord& t : topologies) add_bandwidth(t);
     for (const TopologyRecord& t : topologies) add_peak(t, topologies);
     for (const MatrixCell& cell : matrix) add_matrix(cell);
-    if (!host.seconds.empty() || !host.how.empty()) add_host(host);
+    for (const HostStep& step : host_steps) add_host(step);
     result_.skipped = std::move(skipped);
     return std::move(result_);
   }
@@ -100,7 +100,7 @@ class ResultBuilder {
         {"matrix-latency", fmt::format("Pairwise matrix: one-way latency, a {} ping-pong of {} exchanges a round, "
                                        "median over rounds of (time / exchanges)",
                                        format_bytes(config_.latency_bytes), config_.latency_exchanges)},
-        {"host", "The host -> host step of the host path on its own (P_host of the host-staged peak)"},
+        {"host", "The host -> host step of the host path on its own, per message size (P_host of the host-staged peak: the fastest)"},
     };
   }
 
@@ -225,9 +225,9 @@ class ResultBuilder {
 }  // namespace
 
 WorkloadResult make_result(const TopoConfig& config, const std::vector<TopologyRecord>& topologies,
-                           const std::vector<MatrixCell>& matrix, const HostStep& host,
+                           const std::vector<MatrixCell>& matrix, const std::vector<HostStep>& host_steps,
                            std::vector<std::string> skipped) {
-  return ResultBuilder(config).build(topologies, matrix, host, std::move(skipped));
+  return ResultBuilder(config).build(topologies, matrix, host_steps, std::move(skipped));
 }
 
 }  // namespace ferry::topo

@@ -66,19 +66,22 @@ class RoundRunner {
 
 // topo_peaks.cpp: what the machine says its links carry (a pair's: model::peer_link).
 Peak direct_peak(const Machine& machine, transport::Pattern pattern, const std::vector<int>& devices);
-Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps);
+// host_Bps: the fastest host step, of host_bytes messages.
+Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps,
+                      std::uint64_t host_bytes);
 // Link's peer copies in this run for the same directions (per direction); {0, ""} when it has none.
 Peak link_peak(const std::vector<model::PeerProfile>& peers, transport::Pattern pattern, const std::vector<int>& devices);
 
 // topo_rows.cpp
+// The host -> host step alone at one message size (P_host of the host-staged peak is the fastest).
 struct HostStep {
-  double Bps = 0;
-  std::string how;  // "memcpy between pinned buffers" or "MPI between ranks"
+  double Bps = 0;    // best of its timings; 0 when the copy did not arrive intact
+  std::string how;  // "memcpy between pinned buffers, ..." or "MPI_Sendrecv between the ranks' ..."
   std::vector<double> seconds;
   std::uint64_t bytes = 0;
 };
 WorkloadResult make_result(const TopoConfig& config, const std::vector<TopologyRecord>& topologies,
-                           const std::vector<MatrixCell>& matrix, const HostStep& host,
+                           const std::vector<MatrixCell>& matrix, const std::vector<HostStep>& host_steps,
                            std::vector<std::string> skipped);
 
 }  // namespace ferry::topo
