@@ -40,9 +40,9 @@ HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes,
   std::vector<HostMessage> copies;
   for (int m = 0; m < here; ++m) copies.push_back({to.data() + m * words * 8, from.data() + m * words * 8});
   HostStepTime time;
-  time.how = world.distributed()
-                 ? "MPI_Sendrecv between the ranks' pinned buffers, in a ring"
-                 : fmt::format("memcpy between pinned buffers, {} message{} at once", messages, messages == 1 ? "" : "s");
+  time.how = world.distributed() ? "MPI_Sendrecv between the ranks' pinned buffers, in a ring"
+                                 : fmt::format("memcpy between pinned buffers, {} message{} at once", messages,
+                                               messages == 1 ? "" : "s");
   const ExchangePlan ring = make_plan(Pattern::ring, world.size(), words * 8, 1, slot_pitch(words * 8));
   for (int r = 0; r <= repetitions; ++r) {
     world.barrier();

@@ -1,8 +1,8 @@
 #pragma once
 // What each transport's file offers transport.cpp. Internal to transport/.
-#include <memory>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 

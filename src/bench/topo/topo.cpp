@@ -179,8 +179,8 @@ class TopoRun {
     record.routes = transport::fan_of(v.pattern, areas.group().participants);
     const std::vector<int> devices = devices_of(members);
     if (world_.rank() == 0) {
-      record.theoretical = transport::through_host(kind) ? host_staged_peak(machine_, devices, best_host_step().Bps,
-                                                                             best_host_step().bytes)
+      const HostStep host = best_host_step();
+      record.theoretical = transport::through_host(kind) ? host_staged_peak(machine_, devices, host.Bps, host.bytes)
                                                          : direct_peak(machine_, v.pattern, devices);
       if (!transport::through_host(kind)) record.link = link_peak(link_peers_, v.pattern, devices);
     }

@@ -100,7 +100,9 @@ class ResultBuilder {
         {"matrix-latency", fmt::format("Pairwise matrix: one-way latency, a {} ping-pong of {} exchanges a round, "
                                        "median over rounds of (time / exchanges)",
                                        format_bytes(config_.latency_bytes), config_.latency_exchanges)},
-        {"host", "The host -> host step of the host path on its own, per message size (P_host of the host-staged peak: the fastest)"},
+        {"host",
+         "The host -> host step of the host path on its own, per message size (P_host of the host-staged peak: the "
+         "fastest)"},
     };
   }
 
