@@ -32,8 +32,19 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_option("--devices", options.devices, "several GPUs, e.g. 0,1,2,3 (peer figures need two or more)");
   command.add_flag("--quick", options.quick, "a fast pass: fewer sizes and repetitions");
   command.add_flag("-q,--quiet", options.quiet, "no progress lines on standard error");
-  command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)");
-  command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)");
+  command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)")
+      ->check(writable_file());
+  command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)")->check(writable_file());
+}
+
+CLI::Validator writable_file() {
+  return CLI::Validator(
+      [](std::string& path) {
+        if (launcher_rank() != 0) return std::string();  // only rank 0 writes; the path may be on its host alone
+        const std::string why = why_not_writable(path);
+        return why.empty() ? std::string() : fmt::format("cannot write '{}': {}", path, why);
+      },
+      "FILE");
 }
 
 std::vector<int> selected_devices(const RunOptions& options) {
@@ -79,14 +90,21 @@ int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
   // Both files are rendered before either is written, so a failure leaves neither half done.
   const std::string json = options.json_path.empty() ? "" : results_to_json(results);
   const std::string csv = options.csv_path.empty() ? "" : results_to_csv(results);
-  if (!options.json_path.empty()) {
-    write_file_atomically(options.json_path, json);
-    out << "results: " << options.json_path << "\n";
-  }
-  if (!options.csv_path.empty()) {
-    write_file_atomically(options.csv_path, csv);
-    out << "rows: " << options.csv_path << "\n";
-  }
+  // The paths were writable when the run began; one that is not now (a full disk, a folder removed meanwhile)
+  // sends its file to the temporary folder, and the run fails naming both.
+  std::vector<std::string> unsaved;
+  const auto save = [&](const std::string& path, const std::string& content, const char* what) {
+    if (path.empty()) return;
+    try {
+      write_file_atomically(path, content);
+      out << what << ": " << path << "\n";
+    } catch (const RuntimeFailure& e) {
+      unsaved.push_back(fmt::format("{}; the {} are in '{}' instead", e.what(), what, write_fallback(path, content)));
+    }
+  };
+  save(options.json_path, json, "results");
+  save(options.csv_path, csv, "rows");
+  if (!unsaved.empty()) throw RuntimeFailure(join(unsaved, "; ", [](const std::string& s) { return s; }));
   return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
 }
 

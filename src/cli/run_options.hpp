@@ -21,7 +21,11 @@ struct RunOptions {
   std::string csv_path;
 };
 
+// --json and --csv, each refused at once (before any measuring) when it cannot be written.
 void add_run_options(CLI::App& command, RunOptions& options);
+
+// An option check: the path can be written (its folder exists and takes a new file).
+CLI::Validator writable_file();
 
 // The devices the options name: --devices, else --device, else 0.
 std::vector<int> selected_devices(const RunOptions& options);
@@ -37,7 +41,8 @@ std::vector<int> participant_devices(const Backend& backend, const RunOptions& o
 Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out);
 
 // Prints the tables to `out`, writes --json and --csv, and returns the exit
-// code for the results.
+// code for the results. A file that cannot be written now goes to the
+// temporary folder, and RuntimeFailure names where.
 int finish_run(Results& results, const RunOptions& options, std::ostream& out);
 
 }  // namespace ferry

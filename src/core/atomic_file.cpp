@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -30,6 +31,25 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     std::remove(temporary.c_str());
     throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(rename_errno)));
   }
+}
+
+std::string why_not_writable(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "it is a folder";
+  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+  std::FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) return std::strerror(errno);
+  std::fclose(file);
+  std::remove(temporary.c_str());
+  return "";
+}
+
+std::string write_fallback(const std::string& wanted, const std::string& content) {
+  const std::string name = std::filesystem::path(wanted).filename().string();
+  const std::string fallback =
+      (std::filesystem::temp_directory_path() / fmt::format("ferry-unsaved-{}-{}", ::getpid(), name)).string();
+  write_file_atomically(fallback, content);
+  return fallback;
 }
 
 std::string read_file(const std::string& path) {

@@ -57,6 +57,12 @@ bool launched_by_mpi() {
   return false;
 }
 
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK"})
+    if (const char* rank = std::getenv(name)) return std::atoi(rank);
+  return 0;
+}
+
 World& world() { return the_world(); }
 
 void start_world() {

@@ -72,6 +72,8 @@ World& world();
 
 // True when an MPI launcher started this process (its environment says so).
 bool launched_by_mpi();
+// This process's rank as its launcher set it, before MPI starts (0 when no launcher did).
+int launcher_rank();
 
 // main() calls these once: MPI starts here when a launcher started the
 // process, and is finalized at the end.

@@ -1,6 +1,7 @@
 // The command line as a user meets it: every bad input is one clear message
 // and a non-zero exit; good runs print tables and write their files.
 #include "cli/cli.hpp"
+#include "cli/run_options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 
 #include "backend/select.hpp"
 #include "core/atomic_file.hpp"
+#include "core/error.hpp"
 
 namespace ferry {
 namespace {
@@ -129,10 +131,44 @@ TEST(Cli, ProbeWritesAProfileTheModelsCanRead) {
   expect_bad_input(ferry({"probe", "--backend", "emu"}), "--output is required");
 }
 
-TEST(Cli, AResultsFileInAFolderThatDoesNotExistIsAnErrorNotAHalfFile) {
-  const Outcome o = ferry(quick_link({"--json", "/nonexistent-dir/r.json"}));
-  EXPECT_EQ(o.code, 3);
-  EXPECT_NE(o.err.find("cannot write '/nonexistent-dir/r.json'"), std::string::npos) << o.err;
+TEST(Cli, AResultsPathThatCannotBeWrittenIsRefusedBeforeAnythingIsMeasured) {
+  for (const std::string path : {"/nonexistent-dir/r.json", "/proc/ferry-r.json", "/tmp"}) {
+    for (const std::string option : {"--json", "--csv"}) {
+      const Outcome o = ferry(quick_link({option, path}));
+      EXPECT_EQ(o.code, 2) << path;
+      EXPECT_NE(o.err.find("cannot write '" + path + "'"), std::string::npos) << o.err;
+      EXPECT_EQ(o.out.find("link:"), std::string::npos) << "measured before refusing " << path;
+    }
+  }
+  expect_bad_input(ferry({"probe", "--backend", "emu", "-o", "/nonexistent-dir/p.json"}), "cannot write");
+  expect_bad_input(ferry({"run", "overlap", "--backend", "emu", "--trace", "/nonexistent-dir/t.json"}), "cannot write");
+}
+
+TEST(Cli, ResultsThatCannotBeWrittenAtTheEndGoToANamedFallbackFile) {
+  // The path was writable when the run began and is not any more: the results are kept elsewhere, and said where.
+  const auto folder = std::filesystem::temp_directory_path() / "ferry_fallback_test";
+  std::filesystem::create_directories(folder);
+  RunOptions options;
+  options.json_path = (folder / "gone" / "r.json").string();
+  Results results;
+  results.ferry_version = "test";
+  WorkloadResult w;
+  w.workload = "link";
+  results.workloads.push_back(w);
+  std::ostringstream out;
+  std::string message;
+  try {
+    finish_run(results, options, out);
+  } catch (const RuntimeFailure& e) {
+    message = e.what();
+  }
+  const auto at = message.find("the results are in '");
+  ASSERT_NE(at, std::string::npos) << message;
+  const std::string fallback = message.substr(at + 20, message.find('\'', at + 20) - (at + 20));
+  EXPECT_EQ(nlohmann::json::parse(read_file(fallback))["schema"], "ferry.results/1");
+  EXPECT_NE(message.find("cannot write '" + options.json_path + "'"), std::string::npos) << message;
+  std::filesystem::remove(fallback);
+  std::filesystem::remove_all(folder);
 }
 
 std::vector<std::string> quick_stream(std::vector<std::string> more) {
