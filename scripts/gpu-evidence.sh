@@ -25,6 +25,20 @@ if [ "${SKIP_CTEST:-0}" != 1 ]; then  # SKIP_CTEST=1: measure only (an explorato
   grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || true
 fi
 ferry=./build-gpu/src/ferry
+# beff and topo: every GPU of the machine, NVLink multicast off (shared machines: NCCL's NVLS, and the same for
+# anything else that would use it), and the links in the machine file.
+multi_gpu() {
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  gpus=$(nvidia-smi -L | wc -l)
+  nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+}
+# A command under mpirun, a rank per GPU, the multicast settings passed on.
+on_every_gpu() {
+  local root=()
+  [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+  timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
+    -x NVSHMEM_DISABLE_NVLS "$@"
+}
 case "$workload" in
   link)
     $ferry run link -q --json "$out/link.json" --csv "$out/link.csv" "$@" | tee "$out/link.txt"
@@ -59,19 +73,13 @@ case "$workload" in
     sed -n '/^Per key count/,$p' "$out/dispatch-sweep.txt"
     ;;
   beff)
-    # NVLink multicast stays off on shared machines (NCCL's NVLS, and the same for anything else that would use it).
-    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-    gpus=$(nvidia-smi -L | wc -l)
-    nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+    multi_gpu
     status=0
     summary() { sed -n '/^b_eff per transport/,/^$/p;/^One-way latency/,/^$/p;/^note:/p;/^skipped:/p;/^beff:/p' "$1"; }
     $ferry run beff -q --max-size "${BEFF_MAX_SIZE:-256MiB}" --timeout 10s --json "$out/beff.json" "$@" \
       > "$out/beff.txt" 2>&1 || status=1
     summary "$out/beff.txt"
-    root=()
-    [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-    timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
-      -x NVSHMEM_DISABLE_NVLS $ferry run beff -q --transport nccl,mpi-staged,mpi-cuda --timeout 10s \
+    on_every_gpu $ferry run beff -q --transport nccl,mpi-staged,mpi-cuda --timeout 10s \
       --json "$out/beff-mpi.json" "$@" > "$out/beff-mpi.txt" 2>&1 || status=1
     summary "$out/beff-mpi.txt"
     $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || status=1
@@ -81,9 +89,7 @@ case "$workload" in
     exit $status
     ;;
   topo)
-    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-    gpus=$(nvidia-smi -L | wc -l)
-    nvidia-smi topo -m >> "$out/nvidia-smi.txt" 2>&1 || true
+    multi_gpu
     status=0
     summary() { sed -n '/^Peak per topology/,/^$/p;/^note:/p;/^skipped:/p;/^topo:/p' "$1"; }
     $ferry run topo -q --timeout 10s --json "$out/topo.json" "$@" > "$out/topo.txt" 2>&1 || status=1
@@ -91,10 +97,7 @@ case "$workload" in
     $ferry run topo -q --timeout 10s --sizes irregular --topology pair,host-staged --json "$out/topo-irregular.json" \
       "$@" > "$out/topo-irregular.txt" 2>&1 || status=1
     summary "$out/topo-irregular.txt"
-    root=()
-    [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-    timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
-      -x NVSHMEM_DISABLE_NVLS $ferry run topo -q --timeout 10s --json "$out/topo-mpi.json" "$@" \
+    on_every_gpu $ferry run topo -q --timeout 10s --json "$out/topo-mpi.json" "$@" \
       > "$out/topo-mpi.txt" 2>&1 || status=1
     summary "$out/topo-mpi.txt"
     # At most eight files come back: the machine, the build and the tests share one.

@@ -75,12 +75,7 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   config.profile_origin = peers.origin;
 
   WorkloadResult result = beff::run(*backend, w, config, peers.peers, Progress("beff", speaks && !o.run.quiet));
-  int code = 0;
-  if (speaks) {
-    results.workloads.push_back(std::move(result));
-    code = finish_run(results, o.run, out);
-  }
-  return w.broadcast(code);  // every rank ends as rank 0 does
+  return finish_on_rank_zero(w, results, std::move(result), o.run, out);
 }
 
 struct ModelOptions {

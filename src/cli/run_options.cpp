@@ -108,4 +108,14 @@ int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
   return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
 }
 
+int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const RunOptions& options,
+                        std::ostream& out) {
+  int code = 0;
+  if (world.rank() == 0) {
+    results.workloads.push_back(std::move(result));
+    code = finish_run(results, options, out);
+  }
+  return world.broadcast(code);
+}
+
 }  // namespace ferry

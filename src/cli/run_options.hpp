@@ -45,4 +45,10 @@ Results start_results(Backend& backend, const std::vector<std::string>& command_
 // temporary folder, and RuntimeFailure names where.
 int finish_run(Results& results, const RunOptions& options, std::ostream& out);
 
+// finish_run() for a run whose ranks each measured part of `result`: rank 0
+// speaks for every rank (one table, one file), and every rank returns rank
+// 0's exit code.
+int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const RunOptions& options,
+                        std::ostream& out);
+
 }  // namespace ferry

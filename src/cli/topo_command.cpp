@@ -56,12 +56,7 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
 
   WorkloadResult result =
       topo::run(*backend, w, results.machine, config, peers.peers, Progress("topo", speaks && !o.run.quiet));
-  int code = 0;
-  if (speaks) {
-    results.workloads.push_back(std::move(result));
-    code = finish_run(results, o.run, out);
-  }
-  return w.broadcast(code);  // every rank ends as rank 0 does
+  return finish_on_rank_zero(w, results, std::move(result), o.run, out);
 }
 
 }  // namespace

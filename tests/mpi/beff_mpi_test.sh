@@ -3,24 +3,12 @@
 # passes every transport it can run and prints a sane table; one corrupted
 # byte fails its size with exit 1; a rank that cannot start ends every rank.
 # Usage: beff_mpi_test.sh FERRY MPIEXEC RANKS
-set -uo pipefail
-ferry=$1 mpiexec=$2 ranks=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "beff_mpi_test ($ranks ranks): $*" >&2; exit 1; }
-
-launch() {
-  local root=()
-  [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-  timeout 300 "$mpiexec" "${root[@]}" --oversubscribe -np "$ranks" "$@"
-}
+test_name=beff_mpi_test
+source "$(dirname "$0")/mpi_test_lib.sh" "$@"
 
 # Every transport: the MPI ones run, the others say why not.
 launch "$ferry" run beff --backend emu --quick -q --json "$work/beff.json" > "$work/out.txt" 2>&1
-code=$?
-[ $code -eq 0 ] || { cat "$work/out.txt"; fail "exit $code, expected 0"; }
-grep -q "^beff: PASSED" "$work/out.txt" || fail "no 'beff: PASSED' line"
-[ "$(grep -c '^ferry on' "$work/out.txt")" -eq 1 ] || fail "more than one rank printed the banner"
+expect_passed_once $? beff
 python3 - "$work/beff.json" "$ranks" <<'PY' || fail "the results file is not what the run printed"
 import json, sys
 doc = json.load(open(sys.argv[1]))

@@ -3,23 +3,11 @@
 # topology the ranks can form passes (host-staged through MPI among them) and
 # the others are named; one corrupted round fails with exit 1, naming it.
 # Usage: topo_mpi_test.sh FERRY MPIEXEC RANKS
-set -uo pipefail
-ferry=$1 mpiexec=$2 ranks=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "topo_mpi_test ($ranks ranks): $*" >&2; exit 1; }
-
-launch() {
-  local root=()
-  [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
-  timeout 300 "$mpiexec" "${root[@]}" --oversubscribe -np "$ranks" "$@"
-}
+test_name=topo_mpi_test
+source "$(dirname "$0")/mpi_test_lib.sh" "$@"
 
 launch "$ferry" run topo --backend emu --quick -q --json "$work/topo.json" > "$work/out.txt" 2>&1
-code=$?
-[ $code -eq 0 ] || { cat "$work/out.txt"; fail "exit $code, expected 0"; }
-grep -q "^topo: PASSED" "$work/out.txt" || fail "no 'topo: PASSED' line"
-[ "$(grep -c '^ferry on' "$work/out.txt")" -eq 1 ] || fail "more than one rank printed the banner"
+expect_passed_once $? topo
 python3 - "$work/topo.json" "$ranks" <<'PY' || fail "the results file is not what the run should hold"
 import json, sys
 doc = json.load(open(sys.argv[1]))
