@@ -13,6 +13,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/hd.hpp"
+#include "core/error.hpp"
 
 #if FERRY_WITH_CUDA && defined(__CUDACC__)
 #include "backend/cuda/cuda_launch.cuh"
@@ -136,16 +137,20 @@ int resident_teams(Stream& stream, const Kernel& kernel, std::size_t shared_byte
 // per team, of 256 threads unless the kernel names its own
 // `threads_per_team`; for all_at_once a cooperative launch, which fails
 // rather than queue teams the device cannot hold. On the emulator one thread
-// per team for all_at_once, else the teams in turn.
+// per team for all_at_once, else the teams in turn. `order` as parallel_for's,
+// for teams that never wait for each other.
 template <class Kernel>
-void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency residency, std::size_t shared_bytes = 0) {
+void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency residency, std::size_t shared_bytes = 0,
+                    StreamOrder order = StreamOrder::complete) {
   static_assert(std::is_trivially_copyable_v<Kernel>, "a kernel is copied to the device by value");
   if (teams <= 0) return;
+  if (order == StreamOrder::programmatic && residency == Residency::all_at_once)
+    throw RuntimeFailure("a kernel whose teams wait for each other cannot launch while the one before drains");
 #if FERRY_WITH_CUDA
 #if defined(__CUDACC__)
   if (stream.backend_kind() == BackendKind::cuda) {
     cuda::parallel_teams(stream.native_handle(), stream.device(), teams, kernel, residency == Residency::all_at_once,
-                         shared_bytes);
+                         shared_bytes, order == StreamOrder::programmatic);
     return;
   }
 #else

@@ -1,5 +1,7 @@
 #include "cli/dispatch_command.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "backend/select.hpp"
@@ -17,6 +19,7 @@ struct DispatchOptions {
   std::string keys;
   std::string rungs;
   std::string iterations;
+  std::string tile;
   std::string profile_path;
 };
 
@@ -28,6 +31,11 @@ dispatch::DispatchConfig make_config(const DispatchOptions& o) {
   if (!o.keys.empty()) c.keys = parse_count_range(o.keys, "--keys");
   if (!o.rungs.empty()) c.rungs = dispatch::parse_rungs(o.rungs);
   if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
+  if (!o.tile.empty()) {
+    const std::vector<std::uint64_t> tile = parse_count_range(o.tile, "--tile");
+    if (tile.size() != 1) throw UsageError(fmt::format("--tile {}: one tile size, not a sweep", o.tile));
+    c.tile = tile.front();
+  }
   return c;
 }
 
@@ -58,17 +66,23 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "costs more than their work. Each rung adds one change to the rung above: baseline (per kernel: create an "
       "event, launch, record, host-wait, destroy; pageable host memory), +prealloc (events made once), +nohostsync "
       "(one wait at the end), +graph (the kernels replayed from a graph), +pinned (pinned host memory), +pdl "
-      "(programmatic dependent launch, Hopper), +persistent (one cooperative kernel, a grid barrier between passes), "
-      "+onchip (one team sorts in on-chip memory, where the keys fit). A rung the device cannot run is skipped with "
+      "(programmatic dependent launch, Hopper), +fused (teams sort tiles of --tile keys on chip, many passes to a "
+      "kernel; only passes longer than a tile go through device memory: 10 kernels instead of 120), +persistent "
+      "(+fused's kernels as one cooperative kernel, a grid barrier where each ended), +onchip (one team sorts every "
+      "key on chip, where they fit). A rung the device cannot run is skipped with "
       "the reason. One iteration is H2D + sort + D2H, host wall time, median of --iterations after a warm-up; fresh "
       "keys (duplicates included) every run, every output checked against std::sort. Beside each rung its model: "
-      "kernels x launch cost + copies + passes at device copy rate, from link's ceilings.");
+      "kernels x launch cost + barriers x barrier cost + copies + each kernel's memory traffic at device copy rate, "
+      "from link's ceilings.");
   add_run_options(*command, o->run);
   command->add_option("--keys", o->keys,
                       "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
   command->add_option("--rungs", o->rungs,
                       "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
-                      "+pinned,+pdl,+persistent,+onchip)");
+                      "+pinned,+pdl,+fused,+persistent,+onchip)");
+  command->add_option("--tile", o->tile,
+                      "keys one team sorts on chip in +fused and +persistent, a power of two (default 1024; at most the "
+                      "keys)");
   command->add_option("--iterations", o->iterations, "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
   command->add_option("--profile", o->profile_path,
                       "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");

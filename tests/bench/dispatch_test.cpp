@@ -8,6 +8,8 @@
 #include "backend/select.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch_model.hpp"
+#include "bench/dispatch/fused_sort.hpp"
+#include "bench/dispatch/sort_bench.hpp"
 #include "bench/dispatch/sort_keys.hpp"
 #include "core/error.hpp"
 
@@ -43,8 +45,44 @@ TEST(SortKeys, TheReferenceIsStdSortAlsoWhenSortedInPieces) {
   EXPECT_EQ(sorted_reference(keys.data(), keys.size()), expected);
 }
 
+TEST(FusedPlan, ThirtyTwoThousandKeysInTilesOf2048TakeTenSteps) {
+  const std::vector<FusedStep> steps = fused_steps(32768, 2048);
+  ASSERT_EQ(steps.size(), 10u) << "1 + (1+1) for 4096 + (1+1) for 8192 + (1+1) for 16384 + (2+1) for 32768";
+  EXPECT_TRUE(steps[0].on_chip);
+  EXPECT_EQ(steps[0].block_first, 2u);
+  EXPECT_EQ(steps[0].block_last, 2048u);
+  // Stage 32768's long passes: distances 2^14..2^12 in one group, then 2^11 alone, then the rest on chip.
+  EXPECT_FALSE(steps[7].on_chip);
+  EXPECT_EQ(steps[7].block_first, 32768u);
+  EXPECT_EQ(steps[7].group.hi, 14);
+  EXPECT_EQ(steps[7].group.lo, 12);
+  EXPECT_EQ(steps[8].group.hi, 11);
+  EXPECT_EQ(steps[8].group.lo, 11);
+  EXPECT_LE(steps[8].group.low, 11);
+  EXPECT_GE(steps[8].group.low + steps[8].group.width, 12) << "the group holds the pass's bit";
+  EXPECT_TRUE(steps[9].on_chip);
+  EXPECT_EQ(fused_steps(32768, 32768).size(), 1u) << "one tile: the whole sort on chip";
+  EXPECT_EQ(fused_steps(2, 2).size(), 1u);
+}
+
+TEST(FusedPlan, AGroupHoldsEightKeysThatDifferOnlyInItsBits) {
+  const Group group = group_for(5, 4, 12);  // passes on bits 5 and 4 among 12-bit indices
+  EXPECT_EQ(group.width, 3);
+  EXPECT_EQ(group.low, 3);
+  std::set<std::uint32_t> seen;
+  for (std::uint32_t g = 0; g < (1u << 12) / 8; ++g)
+    for (std::uint32_t k = 0; k < 8; ++k) {
+      const std::uint32_t key = group_key(g, k, group);
+      EXPECT_EQ(key & ~(7u << 3), group_key(g, 0, group)) << "only bits 3..5 vary within a group";
+      seen.insert(key);
+    }
+  EXPECT_EQ(seen.size(), 4096u) << "the groups cover every key once";
+  EXPECT_EQ(group_for(1, 0, 2).width, 2) << "fewer than 8 keys: a smaller group";
+}
+
 // Sorts fresh keys on the backend in the given shape and compares with std::sort.
-std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung shape) {
+std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung shape, std::uint64_t tile = 2048) {
+  tile = std::min(tile, count);
   std::vector<std::uint32_t> keys(count);
   fill_keys(keys.data(), count, count);
   auto stream = backend.make_stream(0);
@@ -53,8 +91,10 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
   std::copy(keys.begin(), keys.end(), host.as<std::uint32_t>());
   stream->copy(device.data(), host.data(), host.bytes());
   auto* d = device.as<std::uint32_t>();
-  if (shape == Rung::persistent) {
-    enqueue_persistent(*stream, d, count, std::min(3, persistent_capacity(*stream)));
+  if (shape == Rung::fused) {
+    for (const FusedStep& step : fused_steps(count, tile)) enqueue_fused_step(*stream, d, count, tile, step, true);
+  } else if (shape == Rung::persistent) {
+    enqueue_persistent(*stream, d, count, tile, std::min(3, persistent_capacity(*stream, tile)));
   } else if (shape == Rung::onchip) {
     enqueue_on_chip(*stream, d, count);
   } else {
@@ -67,14 +107,21 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
   return {out.as<std::uint32_t>(), out.as<std::uint32_t>() + count};
 }
 
+std::vector<std::uint32_t> sorted_keys(std::uint64_t count) {
+  std::vector<std::uint32_t> expected(count);
+  fill_keys(expected.data(), count, count);
+  std::sort(expected.begin(), expected.end());
+  return expected;
+}
+
 void check_every_shape_sorts(Backend& backend) {
-  for (Rung shape : {Rung::nohostsync, Rung::pdl, Rung::persistent, Rung::onchip})
-    for (std::uint64_t count : {2ull, 1024ull, 32768ull}) {
-      std::vector<std::uint32_t> expected(count);
-      fill_keys(expected.data(), count, count);
-      std::sort(expected.begin(), expected.end());
-      EXPECT_EQ(sort_on(backend, count, shape), expected) << plan(shape).name << ", " << count << " keys";
-    }
+  for (Rung shape : {Rung::nohostsync, Rung::pdl, Rung::fused, Rung::persistent, Rung::onchip})
+    for (std::uint64_t count : {2ull, 8ull, 1024ull, 32768ull})
+      EXPECT_EQ(sort_on(backend, count, shape), sorted_keys(count)) << plan(shape).name << ", " << count << " keys";
+  // Tiles smaller than a group, of one group, and of several long steps per stage.
+  for (Rung shape : {Rung::fused, Rung::persistent})
+    for (std::uint64_t tile : {2ull, 4ull, 8ull, 64ull, 4096ull})
+      EXPECT_EQ(sort_on(backend, 32768, shape, tile), sorted_keys(32768)) << plan(shape).name << ", tiles of " << tile;
 }
 
 TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheEmulator) { check_every_shape_sorts(*make_backend("emu")); }
@@ -82,6 +129,23 @@ TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheEmulator) { check_every_shape_sorts
 TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheGpu) {
   if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
   check_every_shape_sorts(*make_backend("cuda"));
+}
+
+TEST(Bitonic, OneFusedStepLeftOutLeavesTheKeysUnsorted) {
+  auto backend = make_backend("emu");
+  const std::uint64_t count = 4096, tile = 256;
+  std::vector<std::uint32_t> keys(count);
+  fill_keys(keys.data(), count, 5);
+  std::vector<FusedStep> steps = fused_steps(count, tile);
+  for (std::size_t skip = 0; skip < steps.size(); ++skip) {
+    auto stream = backend->make_stream(0);
+    Buffer device = backend->allocate_device(0, count * 4);
+    std::copy(keys.begin(), keys.end(), device.as<std::uint32_t>());
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (i != skip) enqueue_fused_step(*stream, device.as<std::uint32_t>(), count, tile, steps[i], false);
+    stream->synchronize();
+    EXPECT_FALSE(std::is_sorted(device.as<std::uint32_t>(), device.as<std::uint32_t>() + count)) << "step " << skip;
+  }
 }
 
 TEST(Bitonic, OnePassLeftOutLeavesTheKeysUnsorted) {
@@ -123,25 +187,30 @@ TEST(DispatchLadder, EachRungAddsOneChange) {
   EXPECT_EQ(plan(Rung::graph).host, MemoryKind::pageable);
   EXPECT_EQ(plan(Rung::pinned).host, MemoryKind::pinned);
   EXPECT_TRUE(plan(Rung::pdl).graph && plan(Rung::pdl).programmatic);
-  EXPECT_TRUE(plan(Rung::persistent).one_kernel() && plan(Rung::onchip).one_kernel());
+  EXPECT_TRUE(plan(Rung::fused).graph && plan(Rung::fused).programmatic && plan(Rung::fused).fused);
+  EXPECT_TRUE(plan(Rung::persistent).fused && plan(Rung::persistent).one_kernel() && !plan(Rung::persistent).graph);
+  EXPECT_TRUE(plan(Rung::onchip).one_kernel());
 }
 
 TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   const Capabilities graphs{.gpu_timings = true, .graphs = true, .mapped_memory = true};
   const DeviceFeatures hopper{.programmatic_launch = true, .all_teams_at_once = true, .team_shared_bytes = 227 << 10};
-  for (Rung rung : ladder) EXPECT_EQ(unavailable_reason(rung, 32768, graphs, hopper), "") << plan(rung).name;
-  EXPECT_NE(unavailable_reason(Rung::onchip, 65536, graphs, hopper).find("264 KiB"), std::string::npos);
+  for (Rung rung : ladder) EXPECT_EQ(unavailable_reason(rung, 32768, 2048, graphs, hopper), "") << plan(rung).name;
+  EXPECT_NE(unavailable_reason(Rung::onchip, 65536, 2048, graphs, hopper).find("264 KiB"), std::string::npos);
+  EXPECT_EQ(unavailable_reason(Rung::fused, 65536, 2048, graphs, hopper), "") << "the tile fits, the keys need not";
+  EXPECT_NE(unavailable_reason(Rung::persistent, 1 << 20, 65536, graphs, hopper).find("264 KiB"), std::string::npos)
+      << "a tile too large for on-chip memory";
 
   DeviceFeatures older = hopper;
   older.programmatic_launch = false;
   older.all_teams_at_once = false;
-  EXPECT_NE(unavailable_reason(Rung::pdl, 32768, graphs, older).find("programmatic"), std::string::npos);
-  EXPECT_NE(unavailable_reason(Rung::persistent, 32768, graphs, older).find("cooperative"), std::string::npos);
+  EXPECT_NE(unavailable_reason(Rung::pdl, 32768, 2048, graphs, older).find("programmatic"), std::string::npos);
+  EXPECT_NE(unavailable_reason(Rung::persistent, 32768, 2048, graphs, older).find("cooperative"), std::string::npos);
   Capabilities no_graphs = graphs;
   no_graphs.graphs = false;
-  for (Rung rung : {Rung::graph, Rung::pinned, Rung::pdl})
-    EXPECT_NE(unavailable_reason(rung, 32768, no_graphs, hopper).find("graphs"), std::string::npos);
-  EXPECT_EQ(unavailable_reason(Rung::nohostsync, 32768, no_graphs, older), "");
+  for (Rung rung : {Rung::graph, Rung::pinned, Rung::pdl, Rung::fused})
+    EXPECT_NE(unavailable_reason(rung, 32768, 2048, no_graphs, hopper).find("graphs"), std::string::npos);
+  EXPECT_EQ(unavailable_reason(Rung::nohostsync, 32768, 2048, no_graphs, older), "");
 }
 
 model::DeviceProfile profile() {
@@ -153,28 +222,69 @@ model::DeviceProfile profile() {
   p.launch_per_kernel_s = 4;
   p.graph_per_kernel_s = 2;
   p.sync_wakeup_s = 3;
+  p.grid_barrier_s = 0.5;
   p.device_copy_Bps = 1000;
   return p;
 }
 
 TEST(DispatchModel, KernelsTimesTheirLaunchCostPlusCopiesPlusPasses) {
   // 100 keys = 400 B; 6 passes.
-  const auto baseline = model_rung(plan(Rung::baseline), 100, 6, profile());
+  const Dispatches six{.kernels = 6};
+  const auto baseline = model_rung(plan(Rung::baseline), 100, six, profile());
   ASSERT_TRUE(baseline);
   EXPECT_DOUBLE_EQ(baseline->dispatch_s, 6 * 10);
   EXPECT_DOUBLE_EQ(baseline->copies_s, 1 + 400.0 / 50 + 1 + 400.0 / 50);
   EXPECT_DOUBLE_EQ(baseline->compute_s, 6 * 400.0 / 1000);
-  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, 6, profile())->dispatch_s, 6 * 4 + 3);
-  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, 6, profile())->dispatch_s, 6 * 2 + 3);
-  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pinned), 100, 6, profile())->copies_s, 1 + 4 + 1 + 4);
-  const auto on_chip = model_rung(plan(Rung::onchip), 100, 6, profile());
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, six, profile())->dispatch_s, 6 * 4 + 3);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, six, profile())->dispatch_s, 6 * 2 + 3);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pinned), 100, six, profile())->copies_s, 1 + 4 + 1 + 4);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pdl), 100, six, profile())->dispatch_s, 6 * 2 + 3)
+      << "no programmatic figure in the profile: the plain graph's";
+  const auto on_chip = model_rung(plan(Rung::onchip), 100, {.kernels = 1}, profile());
   EXPECT_DOUBLE_EQ(on_chip->dispatch_s, 10);
   EXPECT_DOUBLE_EQ(on_chip->compute_s, 400.0 / 1000) << "only the load and the store reach device memory";
 
   model::DeviceProfile no_pageable = profile();
   no_pageable.pageable_h2d_Bps = 0;
-  EXPECT_FALSE(model_rung(plan(Rung::baseline), 100, 6, no_pageable)) << "no pageable rate, no model";
-  EXPECT_TRUE(model_rung(plan(Rung::pinned), 100, 6, no_pageable));
+  EXPECT_FALSE(model_rung(plan(Rung::baseline), 100, six, no_pageable)) << "no pageable rate, no model";
+  EXPECT_TRUE(model_rung(plan(Rung::pinned), 100, six, no_pageable));
+}
+
+TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
+  model::DeviceProfile p = profile();
+  p.programmatic_graph_per_kernel_s = 1.5;
+  const auto fused = model_rung(plan(Rung::fused), 100, {.kernels = 4}, p);
+  ASSERT_TRUE(fused);
+  EXPECT_DOUBLE_EQ(fused->dispatch_s, 4 * 1.5 + 3);
+  EXPECT_DOUBLE_EQ(fused->compute_s, 4 * 400.0 / 1000) << "each step reads and writes every key once";
+  EXPECT_NE(fused->basis.find("4 programmatic graph nodes"), std::string::npos) << fused->basis;
+
+  model::DeviceProfile no_barrier = p;
+  no_barrier.grid_barrier_s = 0;
+  EXPECT_FALSE(model_rung(plan(Rung::persistent), 100, {.kernels = 1, .barriers = 3}, no_barrier))
+      << "no barrier figure (a profile saved before link measured one), no model";
+  const auto persistent = model_rung(plan(Rung::persistent), 100, {.kernels = 1, .barriers = 3}, p);
+  ASSERT_TRUE(persistent);
+  EXPECT_DOUBLE_EQ(persistent->dispatch_s, 10 + 3 * 0.5);
+  EXPECT_DOUBLE_EQ(persistent->compute_s, 4 * 400.0 / 1000) << "four stretches between the barriers";
+  EXPECT_NE(persistent->basis.find("3 grid barriers"), std::string::npos) << persistent->basis;
+}
+
+TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
+  auto backend = make_backend("emu");
+  SortBench bench(*backend, 0, 4096, 256, 2);
+  EXPECT_EQ(bench.fused_steps(), fused_steps(4096, 256).size());
+  EXPECT_EQ(bench.dispatches(Rung::pdl).kernels, bench.passes());
+  EXPECT_EQ(bench.dispatches(Rung::fused).kernels, bench.fused_steps());
+  EXPECT_EQ(bench.dispatches(Rung::persistent).kernels, 1u);
+  EXPECT_EQ(bench.dispatches(Rung::persistent).barriers, bench.fused_steps() - 1);
+  EXPECT_EQ(bench.dispatches(Rung::onchip).barriers, 0u);
+  // The emulator has no programmatic launch, so a dispatch run skips +fused; its graph still sorts here.
+  for (Rung rung : {Rung::fused, Rung::persistent}) {
+    const Measurement m = bench.rung(rung);
+    EXPECT_EQ(m.check, Check::passed) << plan(rung).name;
+    EXPECT_EQ(m.seconds.size(), 2u);
+  }
 }
 
 TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
@@ -192,9 +302,10 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
       EXPECT_EQ(row.sample_count(), 3u);
       EXPECT_TRUE(row.model.has_value());
     }
-  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl, at each key count";
-  ASSERT_EQ(result.skipped.size(), 2u);
-  EXPECT_NE(result.skipped.front().find("+pdl"), std::string::npos);
+  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl and +fused, at each key count";
+  ASSERT_EQ(result.skipped.size(), 4u);
+  EXPECT_NE(result.skipped[0].find("+pdl"), std::string::npos);
+  EXPECT_NE(result.skipped[1].find("+fused"), std::string::npos);
 }
 
 TEST(Dispatch, BadConfigurationsAreRefused) {

@@ -32,6 +32,24 @@ __global__ void parallel_for_kernel(std::int64_t count, Kernel kernel) {
   }
 }
 
+// Launches `function` with programmatic stream serialization allowed: it may
+// start while the kernel before it drains, and waits for it on the device.
+template <class... Parameters, class... Arguments>
+void launch_programmatic(void (*function)(Parameters...), unsigned blocks, unsigned threads, std::size_t shared_bytes,
+                         void* stream, Arguments&&... arguments) {
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  config.attrs = &early;
+  config.numAttrs = 1;
+  FERRY_CUDA(cudaLaunchKernelEx(&config, function, std::forward<Arguments>(arguments)...));
+}
+
 template <class Kernel>
 void parallel_for(void* stream, int device, std::int64_t count, const Kernel& kernel, bool programmatic) {
   constexpr std::int64_t threads = 256;
@@ -45,16 +63,7 @@ void parallel_for(void* stream, int device, std::int64_t count, const Kernel& ke
     FERRY_CUDA(cudaGetLastError());
     return;
   }
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(block_threads);
-  config.stream = static_cast<cudaStream_t>(stream);
-  config.attrs = &early;
-  config.numAttrs = 1;
-  FERRY_CUDA(cudaLaunchKernelEx(&config, parallel_for_kernel<Kernel, true>, count, kernel));
+  launch_programmatic(parallel_for_kernel<Kernel, true>, blocks, block_threads, 0, stream, count, kernel);
 }
 
 // ferry::parallel_teams' team on the GPU: one thread block. Host-callable
@@ -126,15 +135,23 @@ constexpr int threads_per_team() {
   }
 }
 
-template <class Kernel>
+// With `programmatic`, as parallel_for_kernel: the next kernel may launch at
+// once, and the teams wait here until the kernel before has finished.
+template <class Kernel, bool programmatic = false>
 __global__ void __launch_bounds__(threads_per_team<Kernel>()) teams_kernel(Kernel kernel) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (programmatic) {
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+  }
+#endif
   DeviceTeam team;
   kernel(team);
 }
 
 // A kernel may use more than 48 KiB of on-chip memory only once it has said
 // so, per device; said once here, outside any timed launch after the first.
-template <class Kernel>
+template <class Kernel, bool programmatic = false>
 void allow_shared_bytes(int device, std::size_t bytes) {
   constexpr std::size_t without_asking = 48 << 10;
   if (bytes <= without_asking) return;
@@ -143,7 +160,8 @@ void allow_shared_bytes(int device, std::size_t bytes) {
   const std::lock_guard lock(mutex);
   std::size_t& now = allowed[device];
   if (bytes <= now) return;
-  FERRY_CUDA(cudaFuncSetAttribute(teams_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  FERRY_CUDA(cudaFuncSetAttribute(teams_kernel<Kernel, programmatic>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)));
   now = bytes;
 }
 
@@ -167,9 +185,15 @@ int resident_teams(int device, std::size_t shared_bytes) {
 }
 
 template <class Kernel>
-void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once, std::size_t shared_bytes) {
+void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once, std::size_t shared_bytes,
+                    bool programmatic) {
   constexpr int threads = threads_per_team<Kernel>();
   use_device(device);
+  if (programmatic) {
+    allow_shared_bytes<Kernel, true>(device, shared_bytes);
+    launch_programmatic(teams_kernel<Kernel, true>, teams, threads, shared_bytes, stream, kernel);
+    return;
+  }
   allow_shared_bytes<Kernel>(device, shared_bytes);
   if (!all_at_once) {
     teams_kernel<<<teams, threads, shared_bytes, static_cast<cudaStream_t>(stream)>>>(kernel);

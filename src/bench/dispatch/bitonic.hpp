@@ -2,9 +2,8 @@
 // Bitonic sort of a power-of-two number of 32-bit keys: log2(n) stages, stage
 // s of s passes, n/2 compare-exchanges per pass, each pass depending on the
 // one before. 32768 keys take 15 * 16 / 2 = 120 passes. One FERRY_HD body
-// serves the three shapes the ladder dispatches it in: a kernel per pass, one
-// persistent kernel with a grid barrier between passes, and one team sorting
-// in its on-chip memory.
+// serves every shape the ladder dispatches it in: a kernel per pass and one
+// team sorting in its on-chip memory here, the fused shapes in fused_sort.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,8 +39,8 @@ inline std::vector<Pass> bitonic_passes(std::uint64_t count) {
 }
 
 // Where key i is kept: at i in device memory. On chip, one spare word after
-// every 32 keys, so that threads that each walk their own run of keys meet
-// different banks.
+// every 32 keys, so that threads that each walk their own run of keys (or
+// load their own group of 8) meet different banks.
 struct Dense {
   FERRY_HD std::uint32_t operator()(std::uint32_t i) const { return i; }
 };
@@ -69,23 +68,6 @@ struct PassKernel {
   std::uint32_t* keys;
   Pass pass;
   FERRY_HD void operator()(std::int64_t pair) const { compare_exchange(keys, pass, static_cast<std::uint32_t>(pair)); }
-};
-
-// Every pass in one launch whose teams all run at once, waiting for each other between passes.
-struct PersistentSort {
-  std::uint32_t* keys;
-  std::uint64_t count;
-  template <class Team>
-  FERRY_HD void operator()(const Team& team) const {
-    const auto pairs = static_cast<std::uint32_t>(count / 2);
-    const auto stride = static_cast<std::uint32_t>(team.count()) * static_cast<std::uint32_t>(team.size());
-    const auto first = static_cast<std::uint32_t>(team.index()) * static_cast<std::uint32_t>(team.size()) +
-                       static_cast<std::uint32_t>(team.rank());
-    for_each_pass(count, [&](Pass pass) {
-      for (std::uint32_t pair = first; pair < pairs; pair += stride) compare_exchange(keys, pass, pair);
-      team.grid_sync();
-    });
-  }
 };
 
 // One team sorts every key in its on-chip memory. Each thread owns a run of
@@ -122,10 +104,17 @@ struct OnChipSort {
   }
 };
 
-// Enqueueing each shape (bitonic_launch.cpp, compiled as CUDA with the CUDA backend).
+struct FusedStep;
+
+// Enqueueing each shape (bitonic_launch.cpp, compiled as CUDA with the CUDA
+// backend). The fused shapes are in fused_sort.hpp; `tile` is at most `count`.
 void enqueue_pass(Stream& stream, std::uint32_t* keys, std::uint64_t count, Pass pass, bool programmatic);
-void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, int teams);
-int persistent_capacity(Stream& stream);  // the most PersistentSort teams the stream's device holds at once
+void enqueue_fused_step(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
+                        const FusedStep& step, bool programmatic);
+// Every fused step in one cooperative kernel of `teams` teams.
+void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile, int teams);
+int persistent_capacity(Stream& stream, std::uint64_t tile);  // the most of those teams the device holds at once
+// One team sorts every key in its on-chip memory (OnChipSort).
 void enqueue_on_chip(Stream& stream, std::uint32_t* keys, std::uint64_t count);
 
 }  // namespace ferry::dispatch

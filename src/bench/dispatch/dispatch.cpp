@@ -21,6 +21,7 @@ Params config_params(const DispatchConfig& c) {
       {"device", c.device},
       {"keys", join(c.keys, ",", [](std::uint64_t k) { return std::to_string(k); })},
       {"rungs", join(c.rungs, ",", [](Rung r) { return std::string(plan(r).name); })},
+      {"tile", static_cast<std::int64_t>(c.tile)},
       {"iterations", c.iterations},
   };
 }
@@ -47,6 +48,7 @@ Row measured_row(const std::string& section, const Measurement& m, Params params
 
 std::string us(double seconds) { return fmt::format("{:.2f}", to_us(seconds)); }
 std::string ratio(double x) { return fmt::format("{:.2f}x", x); }
+std::string figure_us(double seconds) { return seconds > 0 ? us(seconds) + " us" : "not measured"; }
 
 struct LadderRow {
   Rung rung;
@@ -82,7 +84,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
   const DeviceFeatures features = backend.device_features(config.device);
 
   for (const std::uint64_t keys : config.keys) {
-    SortBench bench(backend, config.device, keys, config.iterations);
+    SortBench bench(backend, config.device, keys, config.tile, config.iterations);
     const auto passes = static_cast<std::int64_t>(bench.passes());
     const std::int64_t key_bytes = static_cast<std::int64_t>(keys * 4);
 
@@ -99,17 +101,19 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     std::vector<LadderRow> ladder;
     for (const Rung rung : config.rungs) {
       const RungPlan& p = plan(rung);
-      if (const std::string why = unavailable_reason(rung, keys, capabilities, features); !why.empty()) {
+      if (const std::string why = unavailable_reason(rung, keys, config.tile, capabilities, features); !why.empty()) {
         result.skipped.push_back(fmt::format("{} keys, {}: {}", keys, p.name, why));
         continue;
       }
       progress.step(fmt::format("{} keys, {}: {}", keys, p.name, p.change));
+      const Dispatches dispatches = bench.dispatches(rung);
       Row row = measured_row("ladder", bench.rung(rung),
                              {{"keys", static_cast<std::int64_t>(keys)},
                               {"rung", std::string(p.name)},
-                              {"kernels", p.one_kernel() ? std::int64_t{1} : passes},
+                              {"kernels", static_cast<std::int64_t>(dispatches.kernels)},
+                              {"barriers", static_cast<std::int64_t>(dispatches.barriers)},
                               {"host", std::string(to_string(p.host))}});
-      std::optional<RungModel> model = model_rung(p, keys, bench.passes(), profile);
+      std::optional<RungModel> model = model_rung(p, keys, dispatches, profile);
       if (model) {
         row.model = model->seconds();
         row.model_basis = model->basis;
@@ -119,9 +123,17 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     }
     if (ladder.empty()) continue;
     annotate_ladder(result, ladder, copies_s, bench.passes());
-    if (std::any_of(ladder.begin(), ladder.end(), [](const LadderRow& l) { return l.rung == Rung::persistent; }))
-      result.notes.push_back(fmt::format("{} keys, +persistent: {} teams, all resident, a grid barrier after each of the {} passes",
-                                         keys, bench.persistent_teams(), passes));
+    auto ran = [&](Rung r) { return std::any_of(ladder.begin(), ladder.end(), [r](const LadderRow& l) { return l.rung == r; }); };
+    if (ran(Rung::fused) || ran(Rung::persistent))
+      result.notes.push_back(bench.fused_steps() == 1
+                                 ? fmt::format("{} keys in tiles of {}: one step, every tile sorted on chip instead of {} "
+                                               "passes", keys, bench.tile(), passes)
+                                 : fmt::format("{} keys in tiles of {}: {} steps instead of {} passes (the first sorts each "
+                                               "tile on chip; each longer stage is its long passes, three to a step, then the "
+                                               "rest on chip)", keys, bench.tile(), bench.fused_steps(), passes));
+    if (ran(Rung::persistent))
+      result.notes.push_back(fmt::format("{} keys, +persistent: {} team{}, all resident, a grid barrier between steps", keys,
+                                         bench.persistent_teams(), bench.persistent_teams() == 1 ? "" : "s"));
 
     const LadderRow& best = *std::min_element(ladder.begin(), ladder.end(), [&](const LadderRow& a, const LadderRow& b) {
       return result.rows[a.row].value() < result.rows[b.row].value();
@@ -149,9 +161,11 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
 
   if (profile.graph_per_kernel_s > 0)
     result.notes.push_back(fmt::format("dispatch costs per kernel ({}, empty kernels): launch + sync {} us, stream launch {} "
-                                       "us, graph replay {} us",
+                                       "us, graph replay {} us, with programmatic edges {}; a grid barrier {}",
                                        config.profile_origin, us(profile.launch_and_sync_s),
-                                       us(profile.launch_per_kernel_s), us(profile.graph_per_kernel_s)));
+                                       us(profile.launch_per_kernel_s), us(profile.graph_per_kernel_s),
+                                       figure_us(profile.programmatic_graph_per_kernel_s),
+                                       figure_us(profile.grid_barrier_s)));
   if (!capabilities.gpu_timings)
     result.notes.push_back("emulator: every key is checked as on a GPU, but the timings are CPU timings");
   return result;

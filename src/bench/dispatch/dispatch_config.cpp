@@ -26,6 +26,8 @@ void validate(Backend& backend, const DispatchConfig& config) {
   if (config.keys.empty()) throw UsageError("no --keys given");
   if (config.rungs.empty()) throw UsageError("no --rungs given");
   if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
+  if (config.tile < 2 || !std::has_single_bit(config.tile))
+    throw UsageError(fmt::format("--tile {} is not a power of two >= 2: a tile is a bitonic sort of its own", config.tile));
   for (std::uint64_t keys : config.keys) {
     if (keys < 2 || !std::has_single_bit(keys))
       throw UsageError(fmt::format("--keys {} is not a power of two >= 2: bitonic sort needs one", keys));

@@ -26,9 +26,13 @@ const RungPlan plans[] = {
     {.name = "+pinned", .change = "the host buffers pinned", .host = pinned, .graph = true},
     {.name = "+pdl", .change = "programmatic dependent launch: each kernel launches while the one before drains",
      .host = pinned, .graph = true, .programmatic = true},
-    {.name = "+persistent", .change = "one cooperative kernel runs every pass, a grid barrier between passes",
-     .host = pinned, .persistent = true},
-    {.name = "+onchip", .change = "one team sorts the keys in its on-chip memory", .host = pinned, .on_chip = true},
+    {.name = "+fused",
+     .change = "passes shorter than a tile run on chip, many to a kernel; only longer ones go through device memory",
+     .host = pinned, .graph = true, .programmatic = true, .fused = true},
+    {.name = "+persistent", .change = "+fused's kernels as one cooperative kernel, a grid barrier where each ended",
+     .host = pinned, .fused = true, .persistent = true},
+    {.name = "+onchip", .change = "one team sorts every key in its on-chip memory: no barrier at all", .host = pinned,
+     .on_chip = true},
 };
 
 }  // namespace
@@ -54,7 +58,7 @@ std::vector<Rung> parse_rungs(std::string_view text) {
   return rungs;
 }
 
-std::string unavailable_reason(Rung rung, std::uint64_t keys, const Capabilities& capabilities,
+std::string unavailable_reason(Rung rung, std::uint64_t keys, std::uint64_t tile, const Capabilities& capabilities,
                                const DeviceFeatures& features) {
   const RungPlan& p = plan(rung);
   if (p.graph && !capabilities.graphs) return "the backend cannot capture and replay graphs";
@@ -62,9 +66,10 @@ std::string unavailable_reason(Rung rung, std::uint64_t keys, const Capabilities
     return "the device has no programmatic dependent launch (Hopper, compute capability 9.0, and later; the "
            "emulator's streams always wait for the work before)";
   if (p.persistent && !features.all_teams_at_once) return "the device cannot launch cooperative kernels";
-  if (p.on_chip && on_chip_bytes(keys) > features.team_shared_bytes)
-    return fmt::format("{} keys need {} of on-chip memory; one team gets {}", keys, format_bytes(on_chip_bytes(keys)),
-                       format_bytes(features.team_shared_bytes));
+  const std::uint64_t on_chip = p.on_chip ? keys : std::min(tile, keys);
+  if ((p.fused || p.on_chip) && on_chip_bytes(on_chip) > features.team_shared_bytes)
+    return fmt::format("{} keys need {} of on-chip memory; one team gets {}", on_chip,
+                       format_bytes(on_chip_bytes(on_chip)), format_bytes(features.team_shared_bytes));
   return "";
 }
 

@@ -4,7 +4,7 @@
 
 namespace ferry::dispatch {
 
-std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, std::size_t passes,
+std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& d,
                                     const model::DeviceProfile& p) {
   const bool pinned = plan.host == MemoryKind::pinned;
   const double h2d_Bps = pinned ? p.h2d_Bps : p.pageable_h2d_Bps;
@@ -12,31 +12,36 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, st
   if (!(h2d_Bps > 0 && d2h_Bps > 0 && p.device_copy_Bps > 0)) return std::nullopt;
 
   const double bytes = 4.0 * static_cast<double>(keys);
-  const double kernels = static_cast<double>(passes);
+  const auto kernels = static_cast<double>(d.kernels), barriers = static_cast<double>(d.barriers);
   RungModel m;
   m.copies_s = p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
-  // A pass reads every key and writes at most every key: a device copy's
-  // traffic. On chip, only the load and the store touch device memory.
-  m.compute_s = (plan.on_chip ? 1.0 : kernels) * bytes / p.device_copy_Bps;
+  // Each kernel, and each stretch between grid barriers, reads every key and
+  // writes at most every key: a device copy's traffic. Passes inside a
+  // stretch stay on chip.
+  m.compute_s = (kernels + barriers) * bytes / p.device_copy_Bps;
 
   std::string launches;
   if (plan.one_kernel()) {
-    m.dispatch_s = p.launch_and_sync_s;
-    launches = "1 launch + sync";
+    if (d.barriers > 0 && !(p.grid_barrier_s > 0)) return std::nullopt;
+    m.dispatch_s = p.launch_and_sync_s + barriers * p.grid_barrier_s;
+    launches = d.barriers > 0 ? fmt::format("1 launch + sync + {} grid barriers", d.barriers) : "1 launch + sync";
   } else if (plan.event_per_kernel) {
     m.dispatch_s = kernels * p.launch_and_sync_s;
-    launches = fmt::format("{} x (launch + sync)", passes);
+    launches = fmt::format("{} x (launch + sync)", d.kernels);
+  } else if (plan.graph && plan.programmatic && p.programmatic_graph_per_kernel_s > 0) {
+    m.dispatch_s = kernels * p.programmatic_graph_per_kernel_s + p.sync_wakeup_s;
+    launches = fmt::format("{} programmatic graph nodes + sync", d.kernels);
   } else if (plan.graph) {
     m.dispatch_s = kernels * p.graph_per_kernel_s + p.sync_wakeup_s;
-    launches = fmt::format("{} graph nodes + sync", passes);
+    launches = fmt::format("{} graph nodes + sync", d.kernels);
   } else {
     m.dispatch_s = kernels * p.launch_per_kernel_s + p.sync_wakeup_s;
-    launches = fmt::format("{} stream launches + sync", passes);
+    launches = fmt::format("{} stream launches + sync", d.kernels);
   }
   if (!(m.dispatch_s > 0)) return std::nullopt;
   const char* traffic = plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
-                        : plan.persistent ? "passes at device copy rate (grid barriers not modelled)"
-                                          : "passes at device copy rate";
+                        : plan.fused ? "a device copy's traffic per step (passes on chip not modelled)"
+                                     : "passes at device copy rate";
   m.basis = fmt::format("{} + {} copies + {}", launches, to_string(plan.host), traffic);
   return m;
 }

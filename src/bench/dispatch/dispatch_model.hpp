@@ -1,7 +1,8 @@
 #pragma once
 // What a rung should cost, from link's ceilings: its kernels times what
-// launching one costs the way the rung launches it, plus the copies, plus the
-// passes' memory traffic at the device's copy rate.
+// launching one costs the way the rung launches it, and its grid barriers
+// times one barrier's cost, plus the copies, plus the memory traffic of each
+// kernel or stretch between barriers at the device's copy rate.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,7 +21,7 @@ struct RungModel {
 };
 
 // Empty when the profile lacks a figure the rung needs (e.g. pageable rates).
-std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, std::size_t passes,
+std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& dispatches,
                                     const model::DeviceProfile& profile);
 
 }  // namespace ferry::dispatch

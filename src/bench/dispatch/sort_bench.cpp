@@ -8,27 +8,32 @@
 namespace ferry::dispatch {
 namespace {
 
-// A persistent team takes this many pairs a pass, up to as many teams as the device holds at once.
-constexpr std::uint64_t pairs_per_team = 256;
-
-int teams_for(std::uint64_t keys, int capacity) {
-  const std::uint64_t wanted = std::max<std::uint64_t>(1, keys / 2 / pairs_per_team);
-  return static_cast<int>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(std::max(1, capacity))));
+// A persistent team per tile, up to as many teams as the device holds at once.
+int teams_for(std::uint64_t keys, std::uint64_t tile, int capacity) {
+  return static_cast<int>(std::min<std::uint64_t>(keys / tile, static_cast<std::uint64_t>(std::max(1, capacity))));
 }
 
 }  // namespace
 
-SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, int iterations)
+SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, std::uint64_t tile, int iterations)
     : backend_(backend),
       device_(device),
       count_(keys),
       iterations_(iterations),
+      tile_(std::min(tile, keys)),
       passes_(bitonic_passes(keys)),
+      steps_(dispatch::fused_steps(keys, tile_)),
       device_keys_(backend.allocate_device(device, keys * 4)),
       pageable_{backend.allocate_host(MemoryKind::pageable, keys * 4), backend.allocate_host(MemoryKind::pageable, keys * 4)},
       pinned_{backend.allocate_host(MemoryKind::pinned, keys * 4), backend.allocate_host(MemoryKind::pinned, keys * 4)},
       stream_(backend.make_stream(device)) {
-  persistent_teams_ = teams_for(keys, persistent_capacity(*stream_));
+}
+
+Dispatches SortBench::dispatches(Rung rung) const {
+  const RungPlan& p = plan(rung);
+  if (p.on_chip) return {.kernels = 1, .barriers = 0};
+  if (p.persistent) return {.kernels = 1, .barriers = steps_.size() - 1};
+  return {.kernels = p.fused ? steps_.size() : passes_.size(), .barriers = 0};
 }
 
 SortBench::HostKeys& SortBench::host(MemoryKind kind) { return kind == MemoryKind::pinned ? pinned_ : pageable_; }
@@ -71,7 +76,7 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
   if (plan.graph) {
     stream.replay(*set_up.graph);
   } else if (plan.persistent) {
-    enqueue_persistent(stream, keys, count_, persistent_teams_);
+    enqueue_persistent(stream, keys, count_, tile_, persistent_teams_);
   } else if (plan.on_chip) {
     enqueue_on_chip(stream, keys, count_);
   } else {
@@ -92,9 +97,15 @@ Measurement SortBench::rung(Rung rung) {
   RungSetUp set_up;
   if (p.event_per_kernel && !p.fresh_events)
     for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));
+  if (p.persistent && persistent_teams_ == 0) persistent_teams_ = teams_for(count_, tile_, persistent_capacity(*stream_, tile_));
   if (p.graph) {
+    auto* keys = device_keys_.as<std::uint32_t>();
     stream_->begin_capture();
-    for (const Pass& pass : passes_) enqueue_pass(*stream_, device_keys_.as<std::uint32_t>(), count_, pass, p.programmatic);
+    if (p.fused) {
+      for (const FusedStep& step : steps_) enqueue_fused_step(*stream_, keys, count_, tile_, step, p.programmatic);
+    } else {
+      for (const Pass& pass : passes_) enqueue_pass(*stream_, keys, count_, pass, p.programmatic);
+    }
     set_up.graph = stream_->end_capture();
   }
   HostKeys& keys = host(p.host);

@@ -9,12 +9,14 @@
 #include "bench/common/measure.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch_ladder.hpp"
+#include "bench/dispatch/fused_sort.hpp"
 
 namespace ferry::dispatch {
 
 class SortBench {
  public:
-  SortBench(Backend& backend, int device, std::uint64_t keys, int iterations);
+  // `tile`: keys per on-chip tile of the fused rungs (at most `keys`).
+  SortBench(Backend& backend, int device, std::uint64_t keys, std::uint64_t tile, int iterations);
 
   // The copies alone, H2D then D2H through `host` memory: what every rung also moves.
   Measurement copies(MemoryKind host);
@@ -22,7 +24,11 @@ class SortBench {
   Measurement rung(Rung rung);
 
   std::size_t passes() const { return passes_.size(); }
+  std::size_t fused_steps() const { return steps_.size(); }
+  std::uint64_t tile() const { return tile_; }
   int persistent_teams() const { return persistent_teams_; }
+  // What a rung launches and waits on: its kernels, and the grid barriers inside them.
+  Dispatches dispatches(Rung rung) const;
 
  private:
   struct HostKeys {
@@ -44,8 +50,10 @@ class SortBench {
   int device_;
   std::uint64_t count_;
   int iterations_;
+  std::uint64_t tile_;
   std::vector<Pass> passes_;
-  int persistent_teams_ = 1;
+  std::vector<FusedStep> steps_;
+  int persistent_teams_ = 0;  // asked of the device when +persistent first runs
   Buffer device_keys_;
   HostKeys pageable_, pinned_;
   std::unique_ptr<Stream> stream_;

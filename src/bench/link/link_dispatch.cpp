@@ -31,6 +31,56 @@ Row dispatch_row(std::string what, int device, int kernels, const Measurement& m
                   Metric::latency, per_kernel);
 }
 
+// The same graph with programmatic edges: each kernel launches while the one
+// before drains (Hopper's PDL), what a chain of dependent kernels pays per kernel.
+void measure_programmatic_replay(LinkRun& run, int device, Stream& stream) {
+  if (!run.backend.device_features(device).programmatic_launch) {
+    run.skip("graph replay with programmatic edges: the device has no programmatic dependent launch");
+    return;
+  }
+  const int kernels = run.config.kernels_per_sample;
+  stream.begin_capture();
+  for (int k = 0; k < kernels; ++k) launch_empty(stream, true);
+  const auto graph = stream.end_capture();
+  Trial replay{.enqueue = [&](Stream& s) { s.replay(*graph); }};
+  Row row = dispatch_row("graph replay, programmatic edges, per kernel", device, kernels,
+                         time_on_host(stream, run.config.dispatch_repeat, replay), kernels);
+  model::DeviceProfile& profile = run.profile_of(device);
+  profile.programmatic_graph_per_kernel_s = row.stats().median;
+  row.note = fmt::format("{:.2f}x the plain graph's", profile.programmatic_graph_per_kernel_s / profile.graph_per_kernel_s);
+  run.add(std::move(row));
+}
+
+// A grid-wide barrier in a cooperative kernel, a team per multiprocessor: what
+// a persistent kernel pays where a chain of kernels would launch the next.
+void measure_grid_barrier(LinkRun& run, int device, Stream& stream) {
+  if (!run.backend.device_features(device).all_teams_at_once) {
+    run.skip("grid barrier: the device cannot launch cooperative kernels");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: grid barrier", device));
+  // Enough barriers that the launch around them is a few percent; fewer where a barrier is a CPU thread's wait.
+  const int barriers = run.backend.capabilities().gpu_timings ? 1000 : 50;
+  const int teams = grid_barrier_teams(stream, run.gpu(device).multiprocessors);
+  Buffer words = run.backend.allocate_device(device, static_cast<std::size_t>(teams + 1) * sizeof(std::uint64_t));
+  Buffer misses = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  auto* arrivals = words.as<std::uint64_t>();
+  Trial trial{.prepare = [&] { stream.fill(words.data(), 0, words.bytes()); },
+              .enqueue = [&](Stream& s) { launch_grid_barriers(s, teams, {arrivals, arrivals + teams, barriers}); },
+              .check = [&] {
+                *misses.as<std::uint64_t>() = ~0ull;
+                stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));
+                stream.synchronize();
+                return *misses.as<std::uint64_t>() == 0;
+              }};
+  Measurement m = time_on_device(run.backend, stream, run.config.latency_repeat, trial);
+  for (double& s : m.seconds) s /= barriers;
+  Row row = dispatch_row(fmt::format("grid barrier, {} teams, per barrier", teams), device, 1, m);
+  row.note = fmt::format("{} barriers a sample; every team saw every other arrive", barriers);
+  run.profile_of(device).grid_barrier_s = row.stats().median;
+  run.add(std::move(row));
+}
+
 }  // namespace
 
 void measure_dispatch(LinkRun& run, int device) {
@@ -63,9 +113,11 @@ void measure_dispatch(LinkRun& run, int device) {
     profile.graph_per_kernel_s = per_node.stats().median;
     per_node.note = fmt::format("{:.2f}x the stream launch cost", profile.graph_per_kernel_s / profile.launch_per_kernel_s);
     run.add(std::move(per_node));
+    measure_programmatic_replay(run, device, *stream);
   } else {
     run.skip("graph replay: the backend has no graphs");
   }
+  measure_grid_barrier(run, device, *stream);
 
   if (!run.backend.capabilities().mapped_memory) {
     run.skip("sync wake-up: the backend cannot map host memory into a device");

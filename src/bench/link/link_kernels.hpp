@@ -140,13 +140,36 @@ struct LoadedReadRoundTrip {
   }
 };
 
+// Teams that meet at `barriers` grid-wide barriers in a row. Before barrier b
+// (from 1) each team writes b as its arrival; after it, each checks that the
+// next team's arrival has reached b, and counts a miss where it has not: a
+// barrier that let a team through early cannot pass.
+struct GridBarriers {
+  std::uint64_t* arrivals;  // one per team
+  std::uint64_t* misses;
+  int barriers;
+  template <class Team>
+  FERRY_HD void operator()(const Team& team) const {
+    const int next = (team.index() + 1) % team.count();
+    for (int b = 1; b <= barriers; ++b) {
+      if (team.rank() == 0) store_relaxed_device(arrivals + team.index(), static_cast<std::uint64_t>(b));
+      team.grid_sync();
+      if (team.rank() == 0 && load_relaxed_device(arrivals + next) < static_cast<std::uint64_t>(b))
+        increment_relaxed_device(misses);
+    }
+  }
+};
+
 // Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
-void launch_empty(Stream& stream);
+void launch_empty(Stream& stream, bool programmatic = false);
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);
 int loaded_resident_teams(Stream& stream);
+void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel);
+// A team per multiprocessor, or as many as the device holds at once where it holds fewer or its count is unknown.
+int grid_barrier_teams(Stream& stream, int multiprocessors);
 
 }  // namespace ferry::link

@@ -3,7 +3,9 @@
 
 namespace ferry::link {
 
-void launch_empty(Stream& stream) { parallel_for(stream, 1, EmptyKernel{}); }
+void launch_empty(Stream& stream, bool programmatic) {
+  parallel_for(stream, 1, EmptyKernel{}, programmatic ? StreamOrder::programmatic : StreamOrder::complete);
+}
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words) {
   parallel_for(stream, words, kernel);
 }
@@ -14,5 +16,12 @@ void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& ke
   parallel_teams(stream, kernel.streaming + 1, kernel, Residency::all_at_once);
 }
 int loaded_resident_teams(Stream& stream) { return resident_teams(stream, LoadedReadRoundTrip{}); }
+void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel) {
+  parallel_teams(stream, teams, kernel, Residency::all_at_once);
+}
+int grid_barrier_teams(Stream& stream, int multiprocessors) {
+  const int capacity = resident_teams(stream, GridBarriers{});
+  return multiprocessors > 0 && multiprocessors < capacity ? multiprocessors : capacity;
+}
 
 }  // namespace ferry::link
