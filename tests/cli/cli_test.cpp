@@ -311,6 +311,8 @@ TEST(Cli, DispatchBadInputIsOneMessage) {
   expect_bad_input(ferry(quick_dispatch({"--keys", "4G"})), "more than 2^31");
   expect_bad_input(ferry(quick_dispatch({"--rungs", "warp"})), "unknown rung 'warp'");
   expect_bad_input(ferry(quick_dispatch({"--iterations", "0"})), "--iterations must be at least 1");
+  expect_bad_input(ferry(quick_dispatch({"--tile", "1000"})), "--tile 1000 is not a power of two");
+  expect_bad_input(ferry(quick_dispatch({"--tile", "1K:4K:x2"})), "--tile 1K:4K:x2: one tile size, not a sweep");
   expect_bad_input(ferry(quick_dispatch({"--device", "7"})), "device 7 does not exist");
   expect_bad_input(ferry(quick_dispatch({"--devices", "0,1"})), "dispatch runs on one device");
   expect_bad_input(ferry(quick_dispatch({"--profile", "/nonexistent/profile.json"})), "/nonexistent/profile.json");
