@@ -122,10 +122,11 @@ inline std::vector<FusedStep> fused_steps(std::uint64_t count, std::uint64_t til
   return steps;
 }
 
-// An on-chip step for each tile the team takes: its passes a group at a
-// time, the team waiting for itself between groups. The first group's keys
-// come straight from device memory and the last's go straight back, so a step
-// of one group never touches on-chip memory.
+// An on-chip step for each tile the team takes: its passes a window at a
+// time (a window: every group of the same bits, up to three passes), the team
+// waiting for itself between windows. The first window's keys come straight
+// from device memory and the last's go straight back, so a step of one window
+// never touches on-chip memory.
 template <class Team>
 FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
                                const FusedStep& step) {
@@ -144,7 +145,7 @@ FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* keys, std::uint6
       for (int hi = longest; hi >= 0; hi -= width) {
         const Group group = group_for(hi, hi - width + 1 > 0 ? hi - width + 1 : 0, tile_bits);
         const bool last_group = block == last_block && hi - width < 0;
-        if (!first_group) team.sync();  // the group before stored what this one loads
+        if (!first_group) team.sync();  // the window before stored what this one loads
         for (std::uint32_t g = rank; g < groups; g += size) {
           const auto b = static_cast<std::uint32_t>(block);
           if (first_group && last_group) sort_group(device, device, g, group, b, first);
