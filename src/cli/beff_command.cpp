@@ -46,13 +46,14 @@ beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const
   c.devices = participant_devices(backend, o.run, w);
   if (!o.max_size.empty()) c.max_bytes = parse_bytes(o.max_size);
   if (!o.min_time.empty()) c.min_time_s = parse_duration(o.min_time);
-  if (!o.repetitions.empty()) c.repetitions = static_cast<int>(parse_positive_count(o.repetitions, "--repetitions"));
+  if (!o.repetitions.empty()) c.repetitions = parse_positive_int(o.repetitions, "--repetitions");
   if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
   if (!o.sm_protocol.empty()) c.transport.sm_protocol = parse_sm_protocol(o.sm_protocol);
-  if (!o.sm_teams.empty()) c.transport.sm_teams = static_cast<int>(parse_positive_count(o.sm_teams, "--sm-teams"));
-  if (!o.timeout.empty()) c.transport.timeout_s = parse_duration(o.timeout);
+  if (!o.sm_teams.empty()) c.transport.sm_teams = parse_positive_int(o.sm_teams, "--sm-teams");
+  if (!o.timeout.empty()) c.transport.timeout_s = parse_timeout(o.timeout, "--timeout");
   if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
   if (const char* corrupt = std::getenv(beff::corrupt_variable)) c.corrupt_bytes = parse_bytes(corrupt);
+  if (const char* exit = std::getenv(beff::rank_exit_variable)) beff::parse_rank_exit(exit, c);
   return c;
 }
 
@@ -97,7 +98,7 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
     if (n < 2 || n > (1u << 20)) throw UsageError(fmt::format("--devices: a ring has 2 to 1048576 devices, not {}", n));
     rings.push_back(static_cast<int>(n));
   }
-  const int per_node = static_cast<int>(parse_positive_count(o.per_node, "--per-node"));
+  const int per_node = parse_positive_int(o.per_node, "--per-node");
   const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
 
   model::TransportTerms terms;

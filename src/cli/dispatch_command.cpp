@@ -30,7 +30,7 @@ dispatch::DispatchConfig make_config(const DispatchOptions& o) {
   c.device = devices.front();
   if (!o.keys.empty()) c.keys = parse_count_range(o.keys, "--keys");
   if (!o.rungs.empty()) c.rungs = dispatch::parse_rungs(o.rungs);
-  if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
+  if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
   if (!o.tile.empty()) {
     const std::vector<std::uint64_t> tile = parse_count_range(o.tile, "--tile");
     if (tile.size() != 1) throw UsageError(fmt::format("--tile {}: one tile size, not a sweep", o.tile));

@@ -62,8 +62,8 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
   if (!o.queued_sizes.empty()) c.queued_copy_bytes = parse_byte_range(o.queued_sizes);
   if (!o.device_copy_bytes.empty()) c.device_copy_bytes = parse_bytes(o.device_copy_bytes);
   if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
-  if (!o.kernels.empty()) c.kernels_per_sample = static_cast<int>(parse_positive_count(o.kernels, "--kernels"));
-  if (!o.round_trips.empty()) c.flag_round_trips = static_cast<int>(parse_positive_count(o.round_trips, "--round-trips"));
+  if (!o.kernels.empty()) c.kernels_per_sample = parse_positive_int(o.kernels, "--kernels");
+  if (!o.round_trips.empty()) c.flag_round_trips = parse_positive_int(o.round_trips, "--round-trips");
   return c;
 }
 

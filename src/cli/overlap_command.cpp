@@ -50,8 +50,8 @@ overlap::OverlapConfig make_config(const Backend& backend, const OverlapOptions&
     else if (o.host == "pageable") c.host = MemoryKind::pageable;
     else throw UsageError(fmt::format("unknown --host '{}': pinned or pageable", o.host));
   }
-  if (!o.streams.empty()) c.streams = static_cast<int>(parse_positive_count(o.streams, "--streams"));
-  if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
+  if (!o.streams.empty()) c.streams = parse_positive_int(o.streams, "--streams");
+  if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
   c.want_trace = !o.trace_path.empty();
   return c;
 }

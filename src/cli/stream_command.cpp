@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "backend/select.hpp"
@@ -27,6 +28,7 @@ struct StreamOptions {
   std::string iterations;
   std::string teams;
   std::string profile_path;
+  std::string timeout;
   std::string latency;     // tune only
   std::string throughput;  // tune only
 };
@@ -49,6 +51,9 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
                      tuning ? "timed passes over the stream per configuration (default 1)"
                             : "timed passes over the stream per configuration (default 3)");
   command.add_option("--teams", o.teams, "thread blocks per role of the persistent pipeline (default: from the chunk)");
+  command.add_option("--timeout", o.timeout,
+                     "how long a wait may last before the run is called stuck (default 10s): a persistent, fused or "
+                     "pool team gives up after it and the host after twice it, naming who gave up");
   command.add_option("--profile", o.profile_path,
                      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
 }
@@ -78,12 +83,14 @@ stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o,
   }
   if (!o.depths.empty()) {
     c.depths.clear();
-    for (std::string_view d : split(o.depths, ',')) c.depths.push_back(static_cast<int>(parse_positive_count(d, "--depth")));
+    for (std::string_view d : split(o.depths, ',')) c.depths.push_back(parse_positive_int(d, "--depth"));
   }
-  if (!o.stages.empty()) c.stages = static_cast<int>(parse_positive_count(o.stages, "--stages"));
+  if (!o.stages.empty()) c.stages = parse_positive_int(o.stages, "--stages");
   if (!o.flops_per_byte.empty()) c.flops_per_byte = parse_positive_number(o.flops_per_byte, "--flops-per-byte");
-  if (!o.iterations.empty()) c.iterations = static_cast<int>(parse_positive_count(o.iterations, "--iterations"));
-  if (!o.teams.empty()) c.persistent_teams = static_cast<int>(parse_positive_count(o.teams, "--teams"));
+  if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
+  if (!o.teams.empty()) c.persistent_teams = parse_positive_int(o.teams, "--teams");
+  if (!o.timeout.empty()) c.timeout_s = parse_timeout(o.timeout, "--timeout");
+  if (const char* unseen = std::getenv(stream::unseen_flag_variable)) stream::parse_unseen_flag(unseen, c);
   return c;
 }
 

@@ -33,10 +33,10 @@ topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const
   if (!o.transports.empty()) c.transports = transport::parse_kinds(o.transports);
   c.devices = participant_devices(backend, o.run, w);
   if (!o.sizes.empty()) c.sizes = topo::parse_sizes(o.sizes, c.sizes.back());
-  if (!o.rounds.empty()) c.rounds = static_cast<int>(parse_positive_count(o.rounds, "--rounds"));
+  if (!o.rounds.empty()) c.rounds = parse_positive_int(o.rounds, "--rounds");
   if (!o.matrix_size.empty()) c.matrix_bytes = parse_bytes(o.matrix_size);
   if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
-  if (!o.timeout.empty()) c.transport.timeout_s = parse_duration(o.timeout);
+  if (!o.timeout.empty()) c.transport.timeout_s = parse_timeout(o.timeout, "--timeout");
   if (const char* corrupt = std::getenv(topo::corrupt_variable)) topo::parse_corruption(corrupt, c);
   return c;
 }

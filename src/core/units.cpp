@@ -75,13 +75,22 @@ namespace {
 
 // A list "a,b,c", a range "START:END:xFACTOR" or "START:END:+STEP", or one
 // value, each item read by `one`; ascending, without repeats.
+// More points than any sweep needs, and few enough that a typo such as
+// 1:1T:+1 is refused instead of filling memory.
+constexpr std::size_t most_range_values = 4096;
+
 template <class ParseOne>
 std::vector<std::uint64_t> parse_range(std::string_view raw, ParseOne one) {
   const std::string_view text = trim(raw);
   std::vector<std::uint64_t> values;
+  const auto add = [&](std::uint64_t v) {
+    if (values.size() == most_range_values)
+      throw UsageError(fmt::format("malformed range '{}': more than {} values", raw, most_range_values));
+    values.push_back(v);
+  };
 
   if (text.find(',') != std::string_view::npos) {
-    for (std::string_view item : split(text, ',')) values.push_back(one(item));
+    for (std::string_view item : split(text, ',')) add(one(item));
   } else if (const auto first = text.find(':'); first != std::string_view::npos) {
     const auto second = text.find(':', first + 1);
     if (second == std::string_view::npos)
@@ -98,15 +107,15 @@ std::vector<std::uint64_t> parse_range(std::string_view raw, ParseOne one) {
       if (ec != std::errc() || p != step.data() + step.size() || factor < 2)
         throw UsageError(fmt::format("malformed range '{}': the factor must be a whole number >= 2", raw));
       for (std::uint64_t v = start; v <= end; v *= factor) {
-        values.push_back(v);
+        add(v);
         if (v > end / factor) break;
       }
     } else {
-      const std::uint64_t add = one(step.substr(1));
-      for (std::uint64_t v = start; v <= end; v += add) values.push_back(v);
+      const std::uint64_t increment = one(step.substr(1));
+      for (std::uint64_t v = start; v <= end; v += increment) add(v);
     }
   } else {
-    values.push_back(one(text));
+    add(one(text));
   }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
@@ -173,6 +182,12 @@ std::pair<double, std::string_view> number_and_unit(std::string_view raw, std::s
 
 }  // namespace
 
+int parse_positive_int(std::string_view raw, std::string_view what) {
+  const std::int64_t value = parse_positive_count(raw, what);
+  if (value > std::numeric_limits<int>::max()) throw UsageError(fmt::format("{} {} is too large", what, raw));
+  return static_cast<int>(value);
+}
+
 double parse_positive_number(std::string_view raw, std::string_view what) {
   const std::string_view text = trim(raw);
   double value = 0;
@@ -190,6 +205,13 @@ double parse_duration(std::string_view raw) {
   if (match == std::end(units))
     throw UsageError(fmt::format("malformed duration '{}': give a unit: ns, us, ms or s (e.g. 20us)", raw));
   return number * match->multiplier;
+}
+
+double parse_timeout(std::string_view raw, std::string_view what) {
+  const double seconds = parse_duration(raw);
+  if (seconds < 1e-3 || seconds > 86400)
+    throw UsageError(fmt::format("{} {} is out of range: give 1ms to 24h (e.g. 30s)", what, raw));
+  return seconds;
 }
 
 double parse_rate(std::string_view raw) {

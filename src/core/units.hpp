@@ -21,11 +21,19 @@ std::vector<std::uint64_t> parse_count_range(std::string_view text, std::string_
 // A count that must be a positive integer ("--reps 0" is an error). `what` names the option.
 std::int64_t parse_positive_count(std::string_view text, std::string_view what);
 
+// The same for a count kept in an int (--depth, --stages, --reps...): above
+// 2^31 - 1 it is refused as too large, not wrapped to a negative number.
+int parse_positive_int(std::string_view text, std::string_view what);
+
 // A positive number, e.g. --flops-per-byte 0.5. `what` names the option.
 double parse_positive_number(std::string_view text, std::string_view what);
 
 // "20us", "1.5ms", "500ns", "2s" -> seconds (a unit is required).
 double parse_duration(std::string_view text);
+
+// A timeout option (`what` names it): a duration from 1 ms to 1 day, so that
+// a wait in nanoseconds neither ends at once nor overflows.
+double parse_timeout(std::string_view text, std::string_view what);
 
 // "40GB/s", "40 GB/s", "800MB/s" -> bytes per second (decimal: GB/s = 1e9 B/s).
 double parse_rate(std::string_view text);

@@ -85,7 +85,7 @@ void parse_corruption(std::string_view text, TopoConfig& config) {
   config.corrupt_bytes = parse_bytes(text.substr(0, at));
   config.corrupt_round = 0;
   if (at != std::string_view::npos)
-    config.corrupt_round = static_cast<int>(parse_positive_count(text.substr(at + 1), corrupt_variable)) - 1;
+    config.corrupt_round = parse_positive_int(text.substr(at + 1), corrupt_variable) - 1;
 }
 
 void validate(Backend& backend, const TopoConfig& config, int participants) {
