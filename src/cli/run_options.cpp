@@ -99,7 +99,12 @@ int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
       write_file_atomically(path, content);
       out << what << ": " << path << "\n";
     } catch (const RuntimeFailure& e) {
-      unsaved.push_back(fmt::format("{}; the {} are in '{}' instead", e.what(), what, write_fallback(path, content)));
+      try {
+        unsaved.push_back(fmt::format("{}; the {} are in '{}' instead", e.what(), what, write_fallback(path, content)));
+      } catch (const RuntimeFailure& fallback) {
+        unsaved.push_back(fmt::format("{}; nor could the {} be kept in the temporary folder: {}", e.what(), what,
+                                      fallback.what()));
+      }
     }
   };
   save(options.json_path, json, "results");

@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -13,13 +15,30 @@
 #include "core/error.hpp"
 
 namespace ferry {
+namespace {
+
+// Test hook (docs/reliability.md): with FERRY_FAULT_DISK_FULL=FOLDER, a file
+// written under FOLDER runs out of space half way, as on a full disk.
+bool disk_full_under(const std::string& path) {
+  const char* full = std::getenv(disk_full_variable);
+  if (!full || !*full) return false;
+  std::error_code ec;
+  const auto folder = std::filesystem::weakly_canonical(full, ec);
+  const auto file = std::filesystem::weakly_canonical(path, ec);
+  const auto [end, _] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
+  return end == folder.end();
+}
+
+}  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
   std::FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  const bool written = std::fwrite(content.data(), 1, content.size(), file) == content.size();
-  const bool flushed = std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
+  const std::size_t room = disk_full_under(path) ? content.size() / 2 : content.size();
+  const bool written = std::fwrite(content.data(), 1, room, file) == content.size();
+  if (room < content.size()) errno = ENOSPC;
+  const bool flushed = written && std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
   const int saved_errno = errno;
   std::fclose(file);
   if (!written || !flushed) {

@@ -3,6 +3,9 @@
 
 namespace ferry {
 
+// Test hook: files written under this folder run out of space half way.
+constexpr const char* disk_full_variable = "FERRY_FAULT_DISK_FULL";
+
 // Writes `content` to `path` through a temporary file beside it and a rename,
 // so a reader never sees half a file. Throws RuntimeFailure naming the path.
 void write_file_atomically(const std::string& path, const std::string& content);

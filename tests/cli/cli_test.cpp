@@ -3,8 +3,11 @@
 #include "cli/cli.hpp"
 #include "cli/run_options.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -171,11 +174,108 @@ TEST(Cli, ResultsThatCannotBeWrittenAtTheEndGoToANamedFallbackFile) {
   std::filesystem::remove_all(folder);
 }
 
+// The fault hook FERRY_FAULT_DISK_FULL=FOLDER for one test: files under FOLDER run out of space half way.
+class DiskFullUnder {
+ public:
+  explicit DiskFullUnder(const std::filesystem::path& folder) { ::setenv(disk_full_variable, folder.c_str(), 1); }
+  ~DiskFullUnder() { ::unsetenv(disk_full_variable); }
+};
+
+std::filesystem::path fresh_temp_folder(const char* name) {
+  const auto folder = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& folder) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) files.push_back(entry.path());
+  return files;
+}
+
+TEST(Cli, ADiskThatFillsWhileResultsAreWrittenLeavesNoPartialFileAndSaysWhereTheyWent) {
+  const auto folder = fresh_temp_folder("ferry_disk_full_test");
+  const std::string json = (folder / "r.json").string();
+  Outcome o;
+  {
+    const DiskFullUnder full(folder);
+    o = ferry(quick_link({"--json", json}));
+  }
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.err.find("cannot write '" + json + "': No space left on device"), std::string::npos) << o.err;
+  EXPECT_TRUE(files_in(folder).empty()) << "a partial or temporary file was left: " << files_in(folder).front();
+  const auto at = o.err.find("the results are in '");
+  ASSERT_NE(at, std::string::npos) << o.err;
+  const std::string fallback = o.err.substr(at + 20, o.err.find('\'', at + 20) - (at + 20));
+  EXPECT_EQ(nlohmann::json::parse(read_file(fallback))["workloads"][0]["verification"], "PASSED");
+  std::filesystem::remove(fallback);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(Cli, WhenTheTemporaryFolderIsFullTooTheErrorSaysBothWritesFailedAndNoFileIsLeft) {
+  const auto folder = fresh_temp_folder("ferry_disk_full_both_test");
+  const std::string json = (folder / "r.json").string();
+  Outcome o;
+  {
+    const DiskFullUnder full(std::filesystem::temp_directory_path());  // the results' folder and the fallback's
+    o = ferry(quick_link({"--json", json}));
+  }
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.err.find("nor could the results be kept in the temporary folder"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_TRUE(files_in(folder).empty());
+  for (const auto& f : files_in(std::filesystem::temp_directory_path()))
+    EXPECT_EQ(f.filename().string().find(fmt::format("ferry-unsaved-{}-", ::getpid())), std::string::npos) << f;
+  std::filesystem::remove_all(folder);
+}
+
 std::vector<std::string> quick_stream(std::vector<std::string> more) {
   std::vector<std::string> args = {"run", "stream", "--backend", "emu", "--quick", "--quiet", "--total", "256K",
                                    "--chunks", "16K,64K", "--iterations", "1"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
+}
+
+// The fault hook FERRY_FAULT_UNSEEN_FLAG=ROLE@CHUNK for one test.
+class UnseenFlag {
+ public:
+  explicit UnseenFlag(const char* where) { ::setenv("FERRY_FAULT_UNSEEN_FLAG", where, 1); }
+  ~UnseenFlag() { ::unsetenv("FERRY_FAULT_UNSEEN_FLAG"); }
+};
+
+class PersistentRoleThatNeverSeesItsChunk : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(PersistentRoleThatNeverSeesItsChunk, TimesOutNamingTheRoleAndTheChunkWithoutHanging) {
+  const auto [where, named] = GetParam();
+  const auto start = std::chrono::steady_clock::now();
+  Outcome o;
+  {
+    const UnseenFlag unseen(where);
+    o = ferry(quick_stream({"--design", "persistent", "--depth", "1", "--timeout", "300ms"}));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_NE(o.err.find(named), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  // The role gives up after 0.3 s, the roles after it 0.3 s later; the host's own limit would be 0.6 s more.
+  EXPECT_LT(seconds, 5.0) << o.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, PersistentRoleThatNeverSeesItsChunk,
+    ::testing::Values(std::pair{"producer@0", "the producer (team 0) gave up waiting for chunk 0"},
+                      std::pair{"stage2@3", "stage 2 (team 0) gave up waiting for chunk 3"},
+                      std::pair{"consumer@5", "the consumer (team 0) gave up waiting for chunk 5"}));
+
+TEST(Cli, AMalformedUnseenFlagHookIsRefusedNamingTheVariable) {
+  const UnseenFlag unseen("stage9@1");
+  expect_bad_input(ferry(quick_stream({"--design", "persistent"})), "FERRY_FAULT_UNSEEN_FLAG='stage9@1'");
+}
+
+TEST(Cli, ATimeoutOutsideOneMillisecondToOneDayIsRefused) {
+  expect_bad_input(ferry(quick_stream({"--timeout", "10us"})), "--timeout 10us is out of range");
+  expect_bad_input(ferry(quick_stream({"--timeout", "99999999999999999999s"})), "out of range");
 }
 
 TEST(Cli, StreamRunsEveryDesignAndWritesTheLinkProfileItMeasuredBeside) {

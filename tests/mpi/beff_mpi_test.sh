@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # beff across MPI ranks on the emulator, as CI runs it: a ring of RANKS ranks
 # passes every transport it can run and prints a sane table; one corrupted
-# byte fails its size with exit 1; a rank that cannot start ends every rank.
+# byte fails its size with exit 1; a rank that cannot start ends every rank;
+# a rank that exits mid-run ends every rank.
 # Usage: beff_mpi_test.sh FERRY MPIEXEC RANKS
 test_name=beff_mpi_test
 source "$(dirname "$0")/mpi_test_lib.sh" "$@"
@@ -44,4 +45,16 @@ launch "$ferry" run beff --backend emu --quick -q --devices 0 > "$work/abort.txt
 code=$?
 [ $code -eq 2 ] || { cat "$work/abort.txt"; fail "a rank's bad input gave exit $code, expected 2"; }
 grep -q "ferry: rank 1 (.*): --devices 0 names 1 device" "$work/abort.txt" || { cat "$work/abort.txt"; fail "the failing rank is not named"; }
+# A rank that exits mid-run, as a crashed one does: every rank ends well within the timeout, the exit is
+# not 0, and the rank is named.
+start=$SECONDS
+FERRY_FAULT_RANK_EXIT=1@4K launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged \
+  > "$work/exit.txt" 2>&1
+code=$?
+[ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/exit.txt"; fail "a rank that exited mid-run gave exit $code"; }
+[ $((SECONDS - start)) -lt 120 ] || fail "the other ranks took $((SECONDS - start)) s to end"
+grep -q "ferry: rank 1: FERRY_FAULT_RANK_EXIT: exiting before the 4 KiB messages" "$work/exit.txt" ||
+  { cat "$work/exit.txt"; fail "the rank that exited is not named"; }
+grep -qiE "rank 1|\[\[.*\],1\]" <(grep -v FERRY_FAULT "$work/exit.txt") ||
+  { cat "$work/exit.txt"; fail "mpirun did not name the rank that exited"; }
 echo "beff_mpi_test: $ranks ranks passed"

@@ -34,6 +34,8 @@ struct BeffConfig {
   std::int64_t most_exchanges = 1 << 20;
   transport::Options transport;
   std::uint64_t corrupt_bytes = 0;     // test hook: one byte of one message of this size arrives wrong
+  int exit_rank = -1;                  // test hook: this rank exits, without a word to the others, ...
+  std::uint64_t exit_bytes = 0;        // ... as it starts measuring this size
   std::string profile_origin;          // where the p2p-ce model's peer figures came from
 
   // Without options: 10 repetitions of at least 5 ms (as HPCC runs); fewer and shorter on the emulator and with --quick.
@@ -47,6 +49,9 @@ struct BeffConfig {
 
 // The environment variable that sets BeffConfig::corrupt_bytes (docs/beff.md): for tests of verification only.
 constexpr const char* corrupt_variable = "FERRY_FAULT_CORRUPT_MESSAGE";
+// And the one that sets exit_rank and exit_bytes: RANK@SIZE, e.g. 1@4K (docs/reliability.md).
+constexpr const char* rank_exit_variable = "FERRY_FAULT_RANK_EXIT";
+void parse_rank_exit(std::string_view text, BeffConfig& config);
 
 // Throws UsageError for what cannot run: no device, a device listed twice or
 // missing, areas that do not fit a device, a max size below the definition's.

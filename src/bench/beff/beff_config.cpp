@@ -16,6 +16,15 @@ std::vector<std::uint64_t> definition_sizes() {
   return sizes;
 }
 
+void parse_rank_exit(std::string_view text, BeffConfig& config) {
+  const auto at = text.find('@');
+  if (at == std::string_view::npos)
+    throw UsageError(fmt::format("{}='{}': expected RANK@SIZE, e.g. 1@4K", rank_exit_variable, text));
+  const std::string_view rank = text.substr(0, at);
+  config.exit_rank = rank == "0" ? 0 : parse_positive_int(rank, rank_exit_variable);
+  config.exit_bytes = parse_bytes(text.substr(at + 1));
+}
+
 std::vector<std::uint64_t> BeffConfig::sizes() const {
   std::vector<std::uint64_t> sizes = definition_sizes();
   for (std::uint64_t bytes = 2 * definition_largest; bytes <= max_bytes; bytes *= 2) sizes.push_back(bytes);

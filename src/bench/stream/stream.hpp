@@ -44,6 +44,16 @@ struct StreamConfig {
   std::uint64_t warmup_chunks = 64;        // chunks streamed untimed before each point
   int persistent_teams = 0;                // teams per persistent role; 0: from the chunk size and the device
   bool chunk_sweep_given = false;          // the user chose the chunks: a chunk larger than the stream is an error
+  // How long a wait may last before the run is stuck: a kernel's team gives up
+  // after it, and the host, where a team could give up first, after twice it.
+  double timeout_s = 10;
+  // Test hook (FERRY_FAULT_UNSEEN_FLAG=ROLE@CHUNK, docs/reliability.md): team 0
+  // of a persistent role (0 the producer, 1.. the stages, stages + 1 the
+  // consumer) never sees chunk `chunk` arrive.
+  struct UnseenFlag {
+    int role = -1;
+    std::uint64_t chunk = 0;
+  } unseen_flag;
   std::string profile_origin = "measured by link in this run";  // where the model's ceilings came from
 
   // What a run does without options: 1 GiB and 4 KiB..64 MiB on a GPU, less
@@ -55,6 +65,10 @@ struct StreamConfig {
 
 // Throws UsageError for what the backend or the host cannot give.
 void validate(Backend& backend, const StreamConfig& config);
+
+constexpr const char* unseen_flag_variable = "FERRY_FAULT_UNSEEN_FLAG";
+// "stage1@5", "producer@0", "consumer@3" into config.unseen_flag; UsageError naming the variable when malformed.
+void parse_unseen_flag(std::string_view text, StreamConfig& config);
 
 // The figures of the machine profile the models read.
 struct Ceilings {

@@ -25,7 +25,6 @@ constexpr std::uint64_t zero_copy_quads_per_team = 1024;
 // 16, 7.3 with 24; every team is one more poller (docs/stream.md).
 constexpr std::uint64_t persistent_quads_per_team = 4096;
 constexpr int persistent_most_teams = 8;
-constexpr double completion_timeout_s = 10.0;
 
 Buffer host_buffer(Backend& backend, std::uint64_t bytes) {
   return backend.allocate_host(backend.capabilities().mapped_memory ? MemoryKind::mapped : MemoryKind::pinned, bytes);
@@ -171,7 +170,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   // Chunk c is visible once its slot's event completed, or for zero-copy once the slot's flag shows it.
   auto await = [&](std::uint64_t c) {
     const std::uint64_t k = c % slots.size();
-    if (zerocopy) wait_for_flag(finished_chunks.as<std::uint64_t>() + k * flag_stride, c + 1, completion_timeout_s, "zerocopy", c);
+    if (zerocopy) wait_for_flag(finished_chunks.as<std::uint64_t>() + k * flag_stride, c + 1, config_.timeout_s, "zerocopy", c);
     else slots[k].done->synchronize();
   };
   Pass pass = closed_loop(chunks, slots.size(), [&](std::uint64_t c) { enqueue(c, slots[c % slots.size()]); }, await);

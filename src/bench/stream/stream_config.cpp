@@ -64,6 +64,27 @@ int StreamConfig::rounds_per_stage() const {
   return std::max(1, static_cast<int>(std::lround(flops_per_byte * 2)));
 }
 
+void parse_unseen_flag(std::string_view text, StreamConfig& config) {
+  const auto at = text.find('@');
+  const std::string_view role = text.substr(0, at);
+  const auto malformed = [&] {
+    return UsageError(fmt::format("{}='{}': expected ROLE@CHUNK, ROLE one of producer, stage1..stage{}, consumer",
+                                  unseen_flag_variable, text, config.stages));
+  };
+  if (at == std::string_view::npos) throw malformed();
+  if (role == "producer") config.unseen_flag.role = 0;
+  else if (role == "consumer") config.unseen_flag.role = config.stages + 1;
+  else if (role.starts_with("stage") && role.size() > 5) {
+    const auto stage = parse_positive_count(role.substr(5), unseen_flag_variable);
+    if (stage > config.stages) throw malformed();
+    config.unseen_flag.role = static_cast<int>(stage);
+  } else {
+    throw malformed();
+  }
+  const std::string_view chunk = text.substr(at + 1);
+  config.unseen_flag.chunk = chunk == "0" ? 0 : static_cast<std::uint64_t>(parse_positive_count(chunk, unseen_flag_variable));
+}
+
 void validate(Backend& backend, const StreamConfig& config) {
   const DeviceStatus status = backend.device_status(config.device);  // throws for a device that does not exist
   if (config.designs.empty()) throw UsageError("no design selected");

@@ -11,8 +11,6 @@
 namespace ferry::stream {
 namespace {
 
-constexpr double host_timeout_s = 10.0;                         // no chunk back for this long: the kernel is stuck
-constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
 // A team's share of a chunk: 16 KiB, as a zerocopy team's, so a 256 KiB chunk
 // keeps 16 multiprocessors' reads in flight and a 4 KiB chunk is one team's
 // single wave of loads.
@@ -63,7 +61,7 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
                             .done = view + slots * flag_stride,
                             .relay = relay.as<std::uint64_t>(),
                             .failure = view + (slots * (1 + teams)) * flag_stride,
-                            .timeout_ns = kernel_timeout_ns,
+                            .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
                         });
 
   ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
@@ -78,7 +76,7 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
       [&](std::uint64_t c) {
         const std::uint64_t* flags_of_slot = done + (c % slots) * teams * flag_stride;
         for (int b = 0; b < teams; ++b)
-          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, host_timeout_s, "fused", c, failure, failure_text);
+          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, 2 * config_.timeout_s, "fused", c, failure, failure_text);
       });
   shutdown.now();
   return pass;

@@ -14,7 +14,6 @@
 namespace ferry::stream {
 namespace {
 
-constexpr double completion_timeout_s = 10.0;
 constexpr std::size_t copy_in = 0, copy_out = 1;  // the graph's copies, in capture order
 
 }  // namespace
@@ -61,7 +60,7 @@ Pass StreamBench::graph_ring(const Point& point, std::uint64_t chunks) {
   // Chunk c is its slot's (c / slots + 1)-th.
   auto await = [&](std::uint64_t c) {
     wait_for_flag(flags.as<std::uint64_t>() + (c % slots.size()) * flag_stride, c / slots.size() + 1,
-                  completion_timeout_s, "graph", c);
+                  config_.timeout_s, "graph", c);
   };
   Pass pass = closed_loop(chunks, slots.size(), hand_over, await);
   for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its graph ends

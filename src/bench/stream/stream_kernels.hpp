@@ -180,8 +180,11 @@ struct PersistentPipeline {
   std::uint64_t* taken;           // (stages + 1) x teams_per_role, device memory
   const std::uint64_t* doorbell;  // mapped: chunks the host has released, | shutdown_bit at the end
   std::uint64_t* done;            // mapped: per consumer team (flag_stride apart), chunks written to the host, | shutdown_bit
-  std::uint64_t* failure;         // mapped: 1 + the team that gave up waiting, else no_failure
+  std::uint64_t* failure;         // mapped: per team (flag_stride apart), 1 + the chunk it gave up waiting for
   std::uint64_t timeout_ns;
+  // Test hook (FERRY_FAULT_UNSEEN_FLAG): team 0 of this role never sees chunk unseen_chunk arrive.
+  int unseen_role = -1;
+  std::uint64_t unseen_chunk = 0;
 
   // True once `timeout_ns` passed since the first call of this wait; `since` starts at 0.
   FERRY_HD bool out_of_time(std::uint64_t& since) const { return stream::out_of_time(since, timeout_ns); }
@@ -255,6 +258,16 @@ struct PersistentPipeline {
     else store_release_device(out, c | shutdown_bit);
   }
 
+  FERRY_HD void give_up(int team_index, std::uint64_t c) const {
+    store_release_system(failure + static_cast<std::uint64_t>(team_index) * flag_stride, c + 1);
+  }
+
+  // What a poll that never sees its flag does: waits out its timeout.
+  FERRY_HD void wait_for_nothing() const {
+    std::uint64_t since = 0;
+    while (!out_of_time(since)) spin_pause();
+  }
+
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
     const int role = team.index() / teams_per_role;  // 0 producer, 1..stages, stages + 1 consumer
@@ -262,7 +275,6 @@ struct PersistentPipeline {
     const bool producer = role == 0, consumer = role == stages + 1;
     std::uint64_t* shutdown_out = consumer ? done + b * flag_stride : ready + role * teams_per_role + b;
     const std::uint64_t* shutdown_in = producer ? doorbell : ready + (role - 1) * teams_per_role + b;
-    const std::uint64_t failed_team = 1 + static_cast<std::uint64_t>(team.index());
     // Two waits per chunk, by two warps at once where the team has them: the
     // doorbell or the shutdown message (rank 0) and space in the ring it writes.
     const int space_waiter = team.size() > 32 ? 32 : 0;
@@ -272,15 +284,19 @@ struct PersistentPipeline {
       const std::uint64_t first = c * chunk_quads;
       const bool past_the_stream = first >= total_quads;  // no such chunk: only the shutdown message can come
       bool stop = false;
-      if (team.rank() == 0 && (producer || past_the_stream)) {
+      if (team.rank() == 0 && role == unseen_role && b == 0 && c == unseen_chunk) {
+        wait_for_nothing();
+        give_up(team.index(), c);
+        stop = true;
+      } else if (team.rank() == 0 && (producer || past_the_stream)) {
         const Wait wait = producer ? wait_for_chunk<true>(shutdown_in, c) : wait_for_chunk<false>(shutdown_in, c);
         if (wait == Wait::shut_down) pass_shutdown(consumer, shutdown_out, c);
-        if (wait == Wait::timed_out) store_release_system(failure, failed_team);
+        if (wait == Wait::timed_out) give_up(team.index(), c);
         stop = wait != Wait::go;
       }
       if (team.rank() == space_waiter && !consumer && !stop && !past_the_stream &&
           wait_for_space(taken + role * teams_per_role + b, c) == Wait::timed_out) {
-        store_release_system(failure, failed_team);
+        give_up(team.index(), c);
         stop = true;
       }
       if (team.sync_or(stop)) return;
@@ -309,7 +325,7 @@ struct PersistentPipeline {
       if (team.sync_or(mine != Wait::go)) {
         const bool timed_out = team.sync_or(mine == Wait::timed_out);
         if (team.rank() == 0) {
-          if (timed_out) store_release_system(failure, failed_team);
+          if (timed_out) give_up(team.index(), c);
           else pass_shutdown(consumer, shutdown_out, c);
         }
         return;

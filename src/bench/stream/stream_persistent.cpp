@@ -12,24 +12,36 @@
 namespace ferry::stream {
 namespace {
 
-constexpr int ring_slots = 2;                             // double buffering between roles
-constexpr double host_timeout_s = 10.0;                   // no chunk back for this long: the pipeline is stuck
-constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
+constexpr int ring_slots = 2;  // double buffering between roles
 
 // The mapped words the host and the pipeline share, each on its own line.
 struct Flags {
   std::uint64_t* doorbell;
-  std::uint64_t* failure;
-  std::uint64_t* done;  // one per consumer team, flag_stride apart
+  std::uint64_t* done;     // one per consumer team, flag_stride apart
+  std::uint64_t* failure;  // one per team, flag_stride apart
 };
 
-std::string failure_text(std::uint64_t failure, int teams_per_role, int stages) {
-  if (failure == no_failure) return "";
-  const auto team = static_cast<int>(failure - 1);
-  const int role = team / teams_per_role;
-  const std::string name = role == 0 ? "the producer" : role == stages + 1 ? "the consumer" : fmt::format("stage {}", role);
-  return fmt::format(" ({} team {} gave up waiting)", name, team % teams_per_role);
+std::string role_name(int role, int stages) {
+  return role == 0 ? "the producer" : role == stages + 1 ? "the consumer" : fmt::format("stage {}", role);
 }
+
+// Who gave up waiting, if a team did. A role waits on the role before it, so
+// once one team stops, the teams after it give up too, on the same chunk or a
+// later one: the team that gave up on the earliest chunk, the most upstream
+// of those, is where the pipeline broke.
+std::string first_to_give_up(const std::uint64_t* failure, int teams_per_role, int stages) {
+  std::uint64_t earliest = no_failure;
+  int first = -1;
+  for (int team = 0; team < teams_per_role * (stages + 2); ++team) {
+    const std::uint64_t chunk = load_acquire_system(failure + team * flag_stride);
+    if (chunk != no_failure && (first < 0 || chunk < earliest)) earliest = chunk, first = team;
+  }
+  if (first < 0) return "";
+  return fmt::format("{} (team {}) gave up waiting for chunk {}", role_name(first / teams_per_role, stages),
+                     first % teams_per_role, earliest - 1);
+}
+
+std::string with_cause(const std::string& gave_up) { return gave_up.empty() ? "" : ": " + gave_up; }
 
 }  // namespace
 
@@ -50,11 +62,12 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   Buffer counters = backend_.allocate_device(config_.device, 2 * rings_count * teams * sizeof(std::uint64_t));
   stream->fill(counters.data(), 0, counters.bytes());
   stream->synchronize();
-  const std::uint64_t shared_words = (2 + teams) * flag_stride;
+  const int all_teams = teams * (stages + 2);
+  const std::uint64_t shared_words = (1 + teams + all_teams) * flag_stride;
   Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
-  std::fill_n(shared.as<std::uint64_t>(), shared_words, 0);
+  std::fill_n(shared.as<std::uint64_t>(), shared_words, no_failure);
   const Flags flags{shared.as<std::uint64_t>(), shared.as<std::uint64_t>() + flag_stride,
-                    shared.as<std::uint64_t>() + 2 * flag_stride};
+                    shared.as<std::uint64_t>() + (1 + teams) * flag_stride};
   auto* shared_view = shared.device_view_as<std::uint64_t>();
 
   const PersistentPipeline kernel{
@@ -70,9 +83,11 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       .ready = counters.as<std::uint64_t>(),
       .taken = counters.as<std::uint64_t>() + rings_count * teams,
       .doorbell = shared_view,
-      .done = shared_view + 2 * flag_stride,
-      .failure = shared_view + flag_stride,
-      .timeout_ns = kernel_timeout_ns,
+      .done = shared_view + flag_stride,
+      .failure = shared_view + (1 + teams) * flag_stride,
+      .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
+      .unseen_role = config_.unseen_flag.role,
+      .unseen_chunk = config_.unseen_flag.chunk,
   };
   launch_persistent(*stream, kernel);
 
@@ -113,10 +128,15 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       continue;
     }
     poll.idle();
-    const std::uint64_t failure = load_acquire_system(flags.failure);
-    if (failure != no_failure || seconds_between(progress_at, HostClock::now()) > host_timeout_s)
-      throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s{}", completed,
-                                       chunks, host_timeout_s, failure_text(failure, teams, stages)));
+    // A team gives up after the timeout; the host waits twice as long, so it can say which one.
+    const std::string gave_up = first_to_give_up(flags.failure, teams, stages);
+    if (!gave_up.empty())
+      throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back: {} for {} s", completed,
+                                       chunks, gave_up, config_.timeout_s));
+    if (seconds_between(progress_at, HostClock::now()) > 2 * config_.timeout_s)
+      throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s, and no "
+                                       "team gave up waiting: the kernel stopped answering",
+                                       completed, chunks, 2 * config_.timeout_s));
   }
   pass.wall_s = seconds_between(ready.front(), last_visible);
 
@@ -124,7 +144,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   for (int b = 0; b < teams; ++b)
     if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
       throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach consumer team {}{}", b,
-                                       failure_text(load_acquire_system(flags.failure), teams, stages)));
+                                       with_cause(first_to_give_up(flags.failure, teams, stages))));
   return pass;
 }
 

@@ -11,8 +11,6 @@
 namespace ferry::stream {
 namespace {
 
-constexpr double host_timeout_s = 10.0;                         // no chunk back for this long: the pool is stuck
-constexpr std::uint64_t kernel_timeout_ns = 20'000'000'000ull;  // a team waits longer than the host, so the host reports first
 // A piece: 16 KiB, a team's single wave of loads (8 per thread).
 constexpr std::uint64_t piece_quads = 1024;
 // One worker per this many multiprocessors. Measured on H100
@@ -64,7 +62,7 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
                            .next_piece = words + 1,
                            .pieces_done = words + 2,
                            .failure = view + 2 * slots * flag_stride,
-                           .timeout_ns = kernel_timeout_ns,
+                           .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
                        });
   ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
 
@@ -78,7 +76,7 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
       chunks, static_cast<std::uint64_t>(slots),
       [&](std::uint64_t c) { store_release_system(doorbells + (c % slots) * flag_stride, c + 1); },
       [&](std::uint64_t c) {
-        wait_for_flag(done + (c % slots) * flag_stride, c + 1, host_timeout_s, "pool", c, failure, failure_text);
+        wait_for_flag(done + (c % slots) * flag_stride, c + 1, 2 * config_.timeout_s, "pool", c, failure, failure_text);
       });
   shutdown.now();
   return pass;
