@@ -1,6 +1,8 @@
 #include "backend/cuda/cuda_backend.hpp"
 
 #include <cstdlib>
+#include <set>
+#include <utility>
 #include <fmt/format.h>
 
 #include "backend/cuda/cuda_stream.hpp"
@@ -146,13 +148,14 @@ class CudaBackend final : public Backend {
     int can = 0;
     FERRY_CUDA(cudaDeviceCanAccessPeer(&can, device, peer));
     if (!can) return false;
+    // Enabled once per pair: asking again fails with "already enabled", an
+    // error compute-sanitizer reports whether or not it is handled.
+    if (peers_enabled_.contains({device, peer})) return true;
     use_device(device);
     const cudaError_t error = cudaDeviceEnablePeerAccess(peer, 0);
-    if (error == cudaErrorPeerAccessAlreadyEnabled) {
-      cudaGetLastError();
-      return true;
-    }
-    FERRY_CUDA(error);
+    if (error == cudaErrorPeerAccessAlreadyEnabled) cudaGetLastError();  // enabled by another library (NCCL)
+    else FERRY_CUDA(error);
+    peers_enabled_.insert({device, peer});
     return true;
   }
 
@@ -164,6 +167,7 @@ class CudaBackend final : public Backend {
   }
 
   int devices_ = 0;
+  std::set<std::pair<int, int>> peers_enabled_;  // (device, peer): device may access peer's memory
 };
 
 }  // namespace
