@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Quick start, second command (and CI's): install what is missing, build, and
 # run every test on the emulator. Where nvcc is present the CUDA backend is
-# built too (compile only without a GPU), and a CPU-only build is checked beside it.
-# Then the Python package's tests (report, compare) run against the built ferry,
-# opening reports in headless Chromium.
+# built too (compile only without a GPU). Then the emulator alone (a CPU-only
+# build) under ASan+UBSan with every test and under TSan with the threaded
+# ones; the Python package's tests (report, compare; warnings are errors),
+# opening reports in headless Chromium; and the fuzz targets, C++ and Python,
+# for FERRY_FUZZ_SECONDS each (default 60; 0 skips the C++ fuzz run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
@@ -35,11 +37,12 @@ run_python_tests() {
 
 if command -v nvcc > /dev/null; then
   scripts/setup.sh build ON
-  run_tests build
-  scripts/setup.sh build-cpu OFF
-  run_tests build-cpu
 else
   scripts/setup.sh build AUTO
-  run_tests build
 fi
-run_python_tests "$PWD/build/src/ferry"
+run_tests build
+scripts/sanitize.sh asan
+scripts/sanitize.sh tsan
+fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
+FERRY_FUZZ_SECONDS=$fuzz_seconds run_python_tests "$PWD/build/src/ferry"
+if [ "$fuzz_seconds" != 0 ]; then scripts/fuzz.sh "$fuzz_seconds"; fi

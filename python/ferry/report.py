@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from . import html
-from .results import Results
+from .results import Results, ResultsError
 from .sections import beff, dispatch, generic, link, overlap, stream, topo
 from .sections.common import Entry
 from .text import format_bytes
@@ -41,13 +41,27 @@ def build(results: list) -> str:
     sections = []
     for name in names:
         entries = [Entry(r, w) for r in results for w in r.workloads if w.name == name]
-        sections.append(RENDERERS.get(name, generic.render)(entries))
+        sections.append(_render(name, entries))
     title = "ferry report: " + ", ".join(r.label for r in results)
     nav = "<nav>" + "".join(f'<a href="#workload-{html.escape(n)}">{html.escape(n)}</a>' for n in names) + "</nav>"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
             f"<h1>{html.escape(title)}</h1>{nav}{_verification(results)}{_machines(results)}"
             + "".join(sections) + "</body></html>\n")
+
+
+def _render(name: str, entries: list) -> str:
+    """One workload's section. Its renderer reads the params ferry writes for
+    each of its sections; a file whose rows have other params (edited, or not
+    written by ferry) is refused naming the file and what was missing."""
+    try:
+        return RENDERERS.get(name, generic.render)(entries)
+    except KeyError as e:
+        problem = f"a {name} row has no param {e}"
+    except (TypeError, AttributeError, ValueError, IndexError, ZeroDivisionError) as e:
+        problem = f"a {name} row's params are not what ferry writes ({type(e).__name__}: {e})"
+    files = ", ".join(sorted({f"'{e.results.path}'" for e in entries}))
+    raise ResultsError(f"{files}: cannot be drawn: {problem}")
 
 
 def write(results: list, out: Path) -> None:
