@@ -59,7 +59,6 @@ class Workload:
     skipped: list
     notes: list
     for_model: bool          # a link run only to give another workload's model its ceilings
-    rows_match_checksum: Optional[bool] = None  # None: the file carries no checksum (written before ferry had one)
 
     def rows_in(self, section: str) -> list:
         return [r for r in self.rows if r.section == section]
@@ -77,10 +76,6 @@ class Results:
 
     def workload(self, name: str) -> Optional[Workload]:
         return next((w for w in self.workloads if w.name == name), None)
-
-    def edited_workloads(self) -> list:
-        """The workloads whose rows no longer match the checksum ferry wrote beside them."""
-        return [w.name for w in self.workloads if w.rows_match_checksum is False]
 
     def gpus(self) -> str:
         """'NVIDIA H100 80GB HBM3', '2 x NVIDIA H200', or 'no GPU'."""
@@ -167,9 +162,7 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
         if not isinstance(s, dict):
             raise _Malformed(f"{where}sections[{i}] is not an object")
         sections[_get(s, "id", str, f"{where}sections[{i}].")] = s.get("title", "")
-    raw_rows = _get(w, "rows", list, where)
-    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(raw_rows)]
-    checksum = _get(w, "rows_checksum", str, where, optional=True)
+    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(_get(w, "rows", list, where))]
     for r in rows:
         sections.setdefault(r.section, r.section)
     return Workload(
@@ -181,18 +174,7 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
         skipped=[str(s) for s in _get(w, "skipped", list, where, optional=True) or []],
         notes=[str(s) for s in _get(w, "notes", list, where, optional=True) or []],
         for_model=for_model and name == "link",
-        rows_match_checksum=None if checksum is None else checksum == rows_checksum(raw_rows),
     )
-
-
-def rows_checksum(rows: list) -> str:
-    """What ferry writes as a workload's rows_checksum: FNV-1a (64 bits) of the rows as
-    compact JSON with sorted keys, the form nlohmann::json writes (docs/results.md)."""
-    canonical = json.dumps(rows, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    value = 0xcbf29ce484222325
-    for byte in canonical.encode("utf-8"):
-        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"fnv1a64:{value:016x}"
 
 
 def _row(r: Any, where: str) -> Row:

@@ -103,20 +103,6 @@ ordered_json to_json(const Row& row) {
   return out;
 }
 
-// FNV-1a, 64 bits, over the rows as compact JSON with sorted keys: what
-// Python's json.dumps(rows, sort_keys=True, separators=(",", ":"),
-// ensure_ascii=False) writes, so `ferry compare` can tell a file whose rows
-// were edited after the run.
-std::string rows_checksum(const ordered_json& rows) {
-  const std::string canonical = nlohmann::json(rows).dump();
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (const unsigned char byte : canonical) {
-    hash ^= byte;
-    hash *= 0x100000001b3ull;
-  }
-  return fmt::format("fnv1a64:{:016x}", hash);
-}
-
 }  // namespace
 
 std::string results_to_json(const Results& results) {
@@ -135,7 +121,6 @@ std::string results_to_json(const Results& results) {
         {"config", to_json(w.config)},
         {"sections", sections},
         {"rows", rows},
-        {"rows_checksum", rows_checksum(rows)},
         {"skipped", w.skipped},
         {"notes", w.notes},
     });
