@@ -237,6 +237,14 @@ std::vector<std::string> quick_stream(std::vector<std::string> more) {
   return args;
 }
 
+// An emulator profile written by `ferry probe`, so a stream test times the stream, not link.
+std::string emulator_profile(const char* name) {
+  const std::string profile = (std::filesystem::temp_directory_path() / name).string();
+  const Outcome o = ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "-o", profile});
+  EXPECT_EQ(o.code, 0) << o.err;
+  return profile;
+}
+
 // The fault hook FERRY_FAULT_UNSEEN_FLAG=ROLE@CHUNK for one test.
 class UnseenFlag {
  public:
@@ -248,12 +256,14 @@ class PersistentRoleThatNeverSeesItsChunk : public ::testing::TestWithParam<std:
 
 TEST_P(PersistentRoleThatNeverSeesItsChunk, TimesOutNamingTheRoleAndTheChunkWithoutHanging) {
   const auto [where, named] = GetParam();
+  const std::string profile = emulator_profile("ferry-unseen-flag-profile.json");
   const auto start = std::chrono::steady_clock::now();
   Outcome o;
   {
     const UnseenFlag unseen(where);
-    o = ferry(quick_stream({"--design", "persistent", "--depth", "1", "--timeout", "300ms"}));
+    o = ferry(quick_stream({"--design", "persistent", "--depth", "1", "--timeout", "300ms", "--profile", profile}));
   }
+  std::filesystem::remove(profile);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(o.code, 3) << o.err;
   EXPECT_NE(o.err.find(named), std::string::npos) << o.err;
@@ -291,9 +301,8 @@ TEST(Cli, StreamRunsEveryDesignAndWritesTheLinkProfileItMeasuredBeside) {
 }
 
 TEST(Cli, StreamReadsAProfileInsteadOfMeasuringOne) {
-  const std::string profile = (std::filesystem::temp_directory_path() / "ferry-stream-profile.json").string();
   ASSERT_EQ(ferry(quick_link({"--sizes", "64K"})).code, 0);
-  ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "-o", profile}).code, 0);
+  const std::string profile = emulator_profile("ferry-stream-profile.json");
   const Outcome o = ferry(quick_stream({"--design", "chunked", "--profile", profile}));
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.out.find("\nlink: "), std::string::npos);

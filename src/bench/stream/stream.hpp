@@ -61,6 +61,8 @@ struct StreamConfig {
   static StreamConfig defaults(const Capabilities& capabilities, bool quick);
   // Multiply-adds per 32-bit word per stage (each two operations on four bytes).
   int rounds_per_stage() const;
+  // timeout_s as a kernel's wait reads it.
+  std::uint64_t timeout_ns() const { return static_cast<std::uint64_t>(timeout_s * 1e9); }
 };
 
 // Throws UsageError for what the backend or the host cannot give.

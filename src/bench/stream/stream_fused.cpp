@@ -61,7 +61,7 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
                             .done = view + slots * flag_stride,
                             .relay = relay.as<std::uint64_t>(),
                             .failure = view + (slots * (1 + teams)) * flag_stride,
-                            .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
+                            .timeout_ns = config_.timeout_ns(),
                         });
 
   ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);

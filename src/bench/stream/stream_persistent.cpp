@@ -85,7 +85,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       .doorbell = shared_view,
       .done = shared_view + flag_stride,
       .failure = shared_view + (1 + teams) * flag_stride,
-      .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
+      .timeout_ns = config_.timeout_ns(),
       .unseen_role = config_.unseen_flag.role,
       .unseen_chunk = config_.unseen_flag.chunk,
   };
@@ -128,11 +128,14 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       continue;
     }
     poll.idle();
-    // A team gives up after the timeout; the host waits twice as long, so it can say which one.
-    const std::string gave_up = first_to_give_up(flags.failure, teams, stages);
-    if (!gave_up.empty())
+    // A team gives up after the timeout; the host waits twice as long, so it can say which one. The
+    // first report seen need not be the cause's (threads run late on a busy host): once every team
+    // has ended, each one that gave up has said where.
+    if (!first_to_give_up(flags.failure, teams, stages).empty()) {
+      shutdown.now();
       throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back: {} for {} s", completed,
-                                       chunks, gave_up, config_.timeout_s));
+                                       chunks, first_to_give_up(flags.failure, teams, stages), config_.timeout_s));
+    }
     if (seconds_between(progress_at, HostClock::now()) > 2 * config_.timeout_s)
       throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s, and no "
                                        "team gave up waiting: the kernel stopped answering",

@@ -62,7 +62,7 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
                            .next_piece = words + 1,
                            .pieces_done = words + 2,
                            .failure = view + 2 * slots * flag_stride,
-                           .timeout_ns = static_cast<std::uint64_t>(config_.timeout_s * 1e9),
+                           .timeout_ns = config_.timeout_ns(),
                        });
   ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
 
