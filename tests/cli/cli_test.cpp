@@ -256,7 +256,8 @@ class PersistentRoleThatNeverSeesItsChunk : public ::testing::TestWithParam<std:
 
 TEST_P(PersistentRoleThatNeverSeesItsChunk, TimesOutNamingTheRoleAndTheChunkWithoutHanging) {
   const auto [where, named] = GetParam();
-  const std::string profile = emulator_profile("ferry-unseen-flag-profile.json");
+  // One profile per case: ctest runs the cases at once, and each removes its own.
+  const std::string profile = emulator_profile(fmt::format("ferry-unseen-flag-{}.json", where).c_str());
   const auto start = std::chrono::steady_clock::now();
   Outcome o;
   {

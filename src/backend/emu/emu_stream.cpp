@@ -15,11 +15,12 @@ std::uint64_t EmuEvent::issue_record() {
 }
 
 void EmuEvent::complete(std::uint64_t generation) {
-  {
-    std::lock_guard lock(mutex_);
-    when_ = HostClock::now();
-    completed_ = std::max(completed_, generation);
-  }
+  // Notified under the lock: a waiter that sees the generation may destroy the
+  // event at once (as cudaEventDestroy after a sync may), so the condition
+  // variable must not be touched after the lock is released (found by TSan).
+  std::lock_guard lock(mutex_);
+  when_ = HostClock::now();
+  completed_ = std::max(completed_, generation);
   completed_cv_.notify_all();
 }
 
