@@ -33,6 +33,14 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+// The suffix spelled like `unit` (any case), or nullptr.
+template <std::size_t N>
+const Suffix* find_unit(const Suffix (&units)[N], std::string_view unit) {
+  for (const Suffix& s : units)
+    if (iequals(s.text, unit)) return &s;
+  return nullptr;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -59,9 +67,8 @@ std::uint64_t parse_bytes(std::string_view raw) {
   if (ec != std::errc() || end != text.data() + digits) malformed(raw, "the number is not readable");
 
   const std::string_view suffix = trim(text.substr(digits));
-  const auto match = std::find_if(std::begin(suffixes), std::end(suffixes),
-                                  [&](const Suffix& s) { return iequals(s.text, suffix); });
-  if (match == std::end(suffixes))
+  const Suffix* match = find_unit(suffixes, suffix);
+  if (match == nullptr)
     malformed(raw, fmt::format("unknown unit '{}' (use B, K, M, G, T, KiB.., or KB.. for powers of 1000)", suffix));
 
   const double bytes = number * match->multiplier;
@@ -201,8 +208,8 @@ double parse_positive_number(std::string_view raw, std::string_view what) {
 double parse_duration(std::string_view raw) {
   constexpr Suffix units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
   const auto [number, unit] = number_and_unit(raw, "duration");
-  const auto match = std::find_if(std::begin(units), std::end(units), [&](const Suffix& s) { return iequals(s.text, unit); });
-  if (match == std::end(units))
+  const Suffix* match = find_unit(units, unit);
+  if (match == nullptr)
     throw UsageError(fmt::format("malformed duration '{}': give a unit: ns, us, ms or s (e.g. 20us)", raw));
   return number * match->multiplier;
 }
@@ -217,8 +224,8 @@ double parse_timeout(std::string_view raw, std::string_view what) {
 double parse_rate(std::string_view raw) {
   constexpr Suffix units[] = {{"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}};
   const auto [number, unit] = number_and_unit(raw, "rate");
-  const auto match = std::find_if(std::begin(units), std::end(units), [&](const Suffix& s) { return iequals(s.text, unit); });
-  if (match == std::end(units))
+  const Suffix* match = find_unit(units, unit);
+  if (match == nullptr)
     throw UsageError(fmt::format("malformed rate '{}': give a unit: B/s, KB/s, MB/s, GB/s or TB/s (e.g. 40GB/s)", raw));
   return number * match->multiplier;
 }

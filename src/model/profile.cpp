@@ -126,7 +126,7 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number past a double's range
     throw malformed(fmt::format("invalid JSON ({})", e.what()));
   }
   if (!doc.is_object() || !doc.contains("schema")) throw malformed("no \"schema\" field");

@@ -66,10 +66,11 @@ TransportTerms transport_terms_from_json(const std::string& text, const std::str
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number past a double's range
     throw UsageError(fmt::format("'{}' is not JSON ({})", origin, e.what()));
   }
-  const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
+  const bool has_schema = doc.is_object() && doc.contains("schema") && doc["schema"].is_string();
+  const std::string schema = has_schema ? doc["schema"].get<std::string>() : "";
   if (schema == MachineProfile::schema) return from_profile(text, origin);
   if (schema != "ferry.results/1")
     throw UsageError(fmt::format("'{}' is neither a ferry results file nor a machine profile", origin));

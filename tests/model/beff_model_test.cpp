@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
+
 namespace ferry::model {
 namespace {
 
@@ -52,6 +54,18 @@ TEST(BeffModel, ARingAcrossNodesMovesAtTheNetworksPace) {
   EXPECT_DOUBLE_EQ(across.pace.bandwidth_Bps, 50e9);
   EXPECT_DOUBLE_EQ(across.pace.latency_s, 5e-6);  // the slower of the two latencies
   EXPECT_DOUBLE_EQ(across.beff_ring_Bps, 64 * across.beff_per_device_Bps);
+}
+
+TEST(BeffModel, AFileThatIsNeitherResultsNorAProfileIsOneClearError) {
+  // 1e999 is past a double's range (nlohmann's out_of_range, found by fuzzing); a schema may not be a string.
+  for (const char* bad : {"not json", "[1e999]", "{}", R"({"schema": 5})", R"({"schema": "ferry.results/1"})"}) {
+    try {
+      transport_terms_from_json(bad, "t.json");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'t.json'"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

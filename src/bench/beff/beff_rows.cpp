@@ -124,9 +124,10 @@ class ResultBuilder {
     std::optional<model::LinkTerms> slowest;
     for (int p = 0; p < n_; ++p) {
       const int a = members_[p].device, b = members_[(p + 1) % n_].device;
-      for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(),
-                                       [&](const model::PeerProfile& x) { return x.from == from && x.to == to; });
+      for (const std::pair<int, int>& hop_pair : {std::pair{a, b}, std::pair{b, a}}) {
+        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
+          return x.from == hop_pair.first && x.to == hop_pair.second;
+        });
         const std::optional<model::LinkTerms> hop =
             peer == link_peers_.end() ? std::nullopt : model::copy_engine_terms(*peer);
         if (!hop) return std::nullopt;
