@@ -45,6 +45,8 @@ def report_main(argv=None) -> int:
         return _fail(BAD_INPUT, f"cannot write '{out}': folder '{out.parent}' does not exist")
     try:
         report.write(results, out)
+    except ResultsError as e:
+        return _fail(BAD_INPUT, str(e))
     except OSError as e:
         return _fail(FAILURE, f"cannot write '{out}': {e.strerror or e}")
     workloads = sorted({w.name for r in results for w in r.workloads})
@@ -84,9 +86,14 @@ def compare_main(argv=None) -> int:
     try:
         threshold = parse_threshold(args.threshold)
         only = tuple(name.strip() for name in args.only.split(",") if name.strip())
-        comparison = compare(load(args.base, None), load(args.new, None), threshold, only)
+        base, new = load(args.base, None), load(args.new, None)
+        comparison = compare(base, new, threshold, only)
     except (ValueError, ResultsError, NothingToCompare) as e:
         return _fail(BAD_INPUT, str(e))
+    for results in (base, new):
+        for name in results.edited_workloads():
+            print(f"ferry compare: warning: '{results.path}': the {name} rows do not match the checksum ferry wrote "
+                  "with them; the file was edited after the run", file=sys.stderr)
     sys.stdout.write(render(comparison, args.show))
     return REGRESSED if comparison.failed else OK
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from .checksum import json_checksum
+
 SCHEMA = "ferry.results/1"
 
 
@@ -59,6 +61,7 @@ class Workload:
     skipped: list
     notes: list
     for_model: bool          # a link run only to give another workload's model its ceilings
+    rows_match_checksum: Optional[bool] = None  # None: the file carries no checksum (written before ferry had one)
 
     def rows_in(self, section: str) -> list:
         return [r for r in self.rows if r.section == section]
@@ -76,6 +79,10 @@ class Results:
 
     def workload(self, name: str) -> Optional[Workload]:
         return next((w for w in self.workloads if w.name == name), None)
+
+    def edited_workloads(self) -> list:
+        """The workloads whose rows no longer match the checksum ferry wrote beside them."""
+        return [w.name for w in self.workloads if w.rows_match_checksum is False]
 
     def gpus(self) -> str:
         """'NVIDIA H100 80GB HBM3', '2 x NVIDIA H200', or 'no GPU'."""
@@ -162,7 +169,9 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
         if not isinstance(s, dict):
             raise _Malformed(f"{where}sections[{i}] is not an object")
         sections[_get(s, "id", str, f"{where}sections[{i}].")] = s.get("title", "")
-    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(_get(w, "rows", list, where))]
+    raw_rows = _get(w, "rows", list, where)
+    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(raw_rows)]
+    checksum = _get(w, "rows_checksum", str, where, optional=True)
     for r in rows:
         sections.setdefault(r.section, r.section)
     return Workload(
@@ -174,6 +183,7 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
         skipped=[str(s) for s in _get(w, "skipped", list, where, optional=True) or []],
         notes=[str(s) for s in _get(w, "notes", list, where, optional=True) or []],
         for_model=for_model and name == "link",
+        rows_match_checksum=None if checksum is None else checksum == json_checksum(raw_rows),
     )
 
 

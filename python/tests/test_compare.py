@@ -123,3 +123,29 @@ def test_a_failed_figure_with_a_zero_latency_is_reported_not_a_crash(make_result
                                [row(metric="latency", value=0.0, check="FAILED")], "FAILED"), 0.05)
     text = render(comparison)
     assert "1 failed verification in NEW" in text and "NEW's verification FAILED" in text
+
+
+def test_every_workload_ferry_wrote_matches_its_rows_checksum(emulator_results):
+    # Python recomputes what C++ wrote: the two must agree on every float and string ferry writes.
+    for path in emulator_results.values():
+        results = load(path)
+        assert [w.rows_match_checksum for w in results.workloads] == [True] * len(results.workloads), path
+        assert results.edited_workloads() == []
+
+
+def test_a_file_edited_after_the_run_is_compared_with_a_warning_naming_the_workload(emulator_results, tmp_path):
+    doc = json.loads(emulator_results["dispatch"].read_text())
+    doc["workloads"][-1]["rows"][0]["value"] *= 0.999   # within the threshold: only the checksum can tell
+    edited = write_json(tmp_path / "edited.json", doc)
+    done = run_ferry_py("compare", emulator_results["dispatch"], edited)
+    assert done.returncode == 0, done.stderr
+    assert f"warning: '{edited}': the dispatch rows do not match the checksum" in done.stderr
+    untouched = run_ferry_py("compare", emulator_results["dispatch"], emulator_results["dispatch"])
+    assert "warning" not in untouched.stderr
+
+
+def test_a_file_without_a_checksum_is_compared_without_a_warning(make_results):
+    # Files written before ferry had checksums carry none; they are not edited for that.
+    base = make_results("base.json", document("link", rows=[row()]))
+    done = run_ferry_py("compare", base, base)
+    assert done.returncode == 0 and "warning" not in done.stderr

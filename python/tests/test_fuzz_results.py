@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from conftest import document, row
 from ferry import report
+from ferry.checksum import json_checksum
 from ferry.compare import NothingToCompare, compare, render
 from ferry.results import ResultsError, load
 
@@ -30,6 +31,8 @@ BASE["workloads"].append({"name": "stream", "verification": "PASSED", "config": 
                           "rows": [row(section="latency", metric="latency", value=7.3, design="fused", bytes=4096,
                                        depth=1)],
                           "skipped": [], "notes": ["a note"]})
+for _workload in BASE["workloads"]:   # as ferry writes them, so mutations reach the checksum too
+    _workload["rows_checksum"] = json_checksum(_workload["rows"])
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=12),
@@ -70,6 +73,7 @@ def survives(text: str) -> None:
             assert report.build([results]).startswith("<!DOCTYPE html>")
         except ResultsError as e:
             assert str(path) in str(e)
+        assert set(results.edited_workloads()) <= {w.name for w in results.workloads}
         try:
             render(compare(results, results, 0.05))
         except NothingToCompare:

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_checksum.hpp"
 #include "core/units.hpp"
 
 namespace ferry {
@@ -121,6 +122,7 @@ std::string results_to_json(const Results& results) {
         {"config", to_json(w.config)},
         {"sections", sections},
         {"rows", rows},
+        {"rows_checksum", json_checksum(rows)},
         {"skipped", w.skipped},
         {"notes", w.notes},
     });
