@@ -2,11 +2,10 @@
 # Quick start, second command (and CI's): install what is missing, build, and
 # run every test on the emulator. Where nvcc is present the CUDA backend is
 # built too (compile only without a GPU). Then the emulator alone (a CPU-only
-# build) under ASan+UBSan with every test, and the Python package's tests
-# (report, compare; warnings are errors; the results-file fuzzer for
-# FERRY_FUZZ_SECONDS each, default 60), opening reports in headless Chromium.
-# scripts/sanitize.sh tsan and scripts/fuzz.sh are not in this run yet: TSan
-# reports races in the emulator's tests that are not yet read (issue 16).
+# build) under ASan+UBSan with every test, its threaded tests under TSan, the
+# libFuzzer targets (clang) and the Python package's tests (report, compare;
+# warnings are errors; the results-file fuzzer), opening reports in headless
+# Chromium. Each fuzzer runs FERRY_FUZZ_SECONDS (default 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
@@ -43,4 +42,7 @@ else
 fi
 run_tests build
 scripts/sanitize.sh asan
-FERRY_FUZZ_SECONDS=${FERRY_FUZZ_SECONDS:-60} run_python_tests "$PWD/build/src/ferry"
+scripts/sanitize.sh tsan
+fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
+scripts/fuzz.sh "$fuzz_seconds"
+FERRY_FUZZ_SECONDS=$fuzz_seconds run_python_tests "$PWD/build/src/ferry"
