@@ -3,6 +3,7 @@
 // hooks). The first byte picks the parser, the rest is the text. A parser may
 // return or throw ferry's UsageError; anything else (another exception, a
 // crash, a sanitizer report, a value that breaks the parser's promise) is a bug.
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -36,7 +37,7 @@ void parse(std::uint8_t which, std::string_view text) {
     case 4: require(parse_positive_int(text, "--depth") > 0); break;
     case 5: {
       const double x = parse_positive_number(text, "--flops-per-byte");
-      require(x > 0 && x < 1.8e308);
+      require(x > 0 && std::isfinite(x));
       break;
     }
     case 6: require(parse_duration(text) > 0); break;
