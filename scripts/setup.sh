@@ -10,7 +10,7 @@ ferry_cuda=${2:-AUTO}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-pip libopenmpi-dev openmpi-bin)
+packages=(cmake ninja-build g++ dpkg-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-pip libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -23,20 +23,38 @@ constexpr const char* bootstrap =
     "try:\n"
     "    from ferry.__main__ import main\n"
     "except ImportError as e:\n"
-    "    print(f'ferry: cannot load the ferry Python package ({e}); pip install ./python, or set PYTHONPATH', "
+    "    print(f'ferry: cannot load the ferry Python package ({e}): apt-get install python3-matplotlib, "
+    "or pip install ./python, or set FERRY_PYTHON to a Python that has them', "
     "file=sys.stderr)\n"
     "    sys.exit(3)\n"
     "sys.exit(main(sys.argv[1:]))\n";
 
-std::string interpreter() {
-  if (const char* chosen = std::getenv("FERRY_PYTHON"); chosen && *chosen) return chosen;
-  return FERRY_PYTHON_EXECUTABLE;
+// The package installed beside this binary (cmake --install, the .deb):
+// BINDIR/../share/ferry/python, or empty when this binary runs from a build tree.
+std::string installed_package_dir() {
+  std::error_code failed;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", failed);
+  if (failed) return "";
+  const std::filesystem::path dir = self.parent_path() / FERRY_PYTHON_FROM_BINDIR;
+  return std::filesystem::is_directory(dir / "ferry", failed) ? dir.lexically_normal().string() : "";
 }
 
-// PYTHONPATH with the source tree's package first, so the package next to this binary wins.
-std::string python_path() {
+// $FERRY_PYTHON; else the Python found when ferry was configured, while it
+// exists; else python3 from the PATH (an installed ferry or a .deb on another
+// machine, where the configuring build tree's venv is not).
+std::string interpreter() {
+  if (const char* chosen = std::getenv("FERRY_PYTHON"); chosen && *chosen) return chosen;
+  const std::filesystem::path configured = FERRY_PYTHON_EXECUTABLE;
+  std::error_code failed;
+  return !configured.is_absolute() || std::filesystem::exists(configured, failed) ? configured.string() : "python3";
+}
+
+// PYTHONPATH with ferry's own package first (installed beside this binary,
+// else the source tree's), so the package that came with this binary wins.
+std::string python_path(const std::string& installed) {
   const char* existing = std::getenv("PYTHONPATH");
-  std::string path = std::filesystem::is_directory(FERRY_PYTHON_DIR "/ferry") ? FERRY_PYTHON_DIR : "";
+  std::string path = installed;
+  if (path.empty() && std::filesystem::is_directory(FERRY_PYTHON_DIR "/ferry")) path = FERRY_PYTHON_DIR;
   if (existing && *existing) {
     if (!path.empty()) path += ':';
     path += existing;
@@ -49,6 +67,7 @@ std::string python_path() {
 bool is_python_command(const std::string& name) { return name == "report" || name == "compare"; }
 
 int forward_to_python(const std::vector<std::string>& args) {
+  const std::string installed = installed_package_dir();
   const std::string python = interpreter();
   std::vector<std::string> argv_storage = {python, "-c", bootstrap};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
@@ -56,7 +75,7 @@ int forward_to_python(const std::vector<std::string>& args) {
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  std::vector<std::string> env_storage = {"PYTHONPATH=" + python_path()};
+  std::vector<std::string> env_storage = {"PYTHONPATH=" + python_path(installed)};
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "PYTHONPATH=", 11) != 0) env_storage.emplace_back(*e);
   std::vector<char*> envp;

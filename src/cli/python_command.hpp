@@ -9,8 +9,9 @@ namespace ferry {
 bool is_python_command(const std::string& name);
 
 // Runs `python -m ferry ARGS...` and returns its exit code. The interpreter is
-// $FERRY_PYTHON, else the one found when ferry was configured; the package is
-// taken from this source tree's python/ when it exists, else from wherever pip put it.
+// $FERRY_PYTHON, else the one found when ferry was configured while it exists,
+// else python3; the package is the one installed beside this binary,
+// else this source tree's python/, else wherever pip put it.
 // Throws RuntimeFailure when no interpreter can be started or it dies on a signal.
 int forward_to_python(const std::vector<std::string>& args);
 
