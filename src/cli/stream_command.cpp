@@ -116,14 +116,16 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
   const model::DeviceProfile profile = ceilings.for_device(*backend, results, config.device, o.run.quiet);
   config.profile_origin = ceilings.origin();
 
-  const Progress progress(tuning ? "tune stream" : "stream", !o.run.quiet);
   bool met = true;
-  if (tuning) {
-    stream::TuneOutcome outcome = stream::tune(*backend, results.machine, config, profile, target, progress);
-    met = outcome.met;
-    results.workloads.push_back(std::move(outcome.result));
-  } else {
-    results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
+  {
+    const Progress progress(tuning ? "tune stream" : "stream", !o.run.quiet);  // its line is gone before the tables
+    if (tuning) {
+      stream::TuneOutcome outcome = stream::tune(*backend, results.machine, config, profile, target, progress);
+      met = outcome.met;
+      results.workloads.push_back(std::move(outcome.result));
+    } else {
+      results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
+    }
   }
   const int code = finish_run(results, o.run, out);
   if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);

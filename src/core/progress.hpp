@@ -1,20 +1,53 @@
 #pragma once
-// Progress of a long run, on standard error so that tables on standard output stay clean.
+// Progress of a long run, on standard error so that tables on standard output
+// stay clean. On a terminal, one line that rewrites itself:
+//   [link] 12/40, 1m05s left: device 0: pinned host memory, 64 MiB
+// Elsewhere (CI, a pipe, a log file), a plain line per step, as logs want:
+//   [link] device 0: pinned host memory, 64 MiB
+#include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 namespace ferry {
 
 class Progress {
  public:
-  Progress(std::string workload, bool enabled) : workload_(std::move(workload)), enabled_(enabled) {}
-  void step(const std::string& what) const {
-    if (enabled_) std::fprintf(stderr, "[%s] %s\n", workload_.c_str(), what.c_str());
-  }
+  enum class Output { quiet, lines, terminal };
+
+  // Lines or a terminal line, as standard error is; quiet when not enabled (-q).
+  Progress(std::string workload, bool enabled);
+  Progress(std::string workload, Output output, std::FILE* to);
+  ~Progress();  // clears a terminal line, so what is printed next starts clean
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // How many steps the run will take, once the workload knows: the terminal
+  // line then shows the count out of it and the time left. Called again
+  // (beff, one transport at a time), it adds to the total.
+  void expect(std::size_t steps) const;
+  // Steps expected that will not run after all (a transport found unavailable).
+  void expect_fewer(std::size_t steps) const;
+  void step(const std::string& what) const;
+  std::size_t steps_taken() const { return taken_; }
+  std::size_t steps_expected() const { return expected_; }
 
  private:
   std::string workload_;
-  bool enabled_;
+  Output output_;
+  std::FILE* to_;
+  // A reporter's own state: workloads hold a const Progress& and only report to it.
+  mutable std::size_t taken_ = 0;
+  mutable std::size_t expected_ = 0;
+  mutable std::chrono::steady_clock::time_point first_step_{};
+  mutable bool line_open_ = false;
 };
+
+// "4s", "1m05s", "2h03m": a time left, to the second below an hour.
+std::string format_time_left(double seconds);
+// The time the remaining steps will take at the pace of the steps so far, or
+// nothing before one step has ended.
+std::optional<double> seconds_left(double elapsed_s, std::size_t ended, std::size_t total);
 
 }  // namespace ferry

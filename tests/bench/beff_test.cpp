@@ -62,9 +62,10 @@ TEST(Beff, MaxSizeExtendsTheTailByDoubling) {
 
 TEST(Beff, BothPeerTransportsPassOnARingOfFourEmulatedDevices) {
   emu::EmuBackend backend;
-  const WorkloadResult r =
-      run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {0, 1, 2, 3}), {}, Progress("beff", false));
+  const Progress progress("beff", false);
+  const WorkloadResult r = run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {0, 1, 2, 3}), {}, progress);
   EXPECT_TRUE(r.passed());
+  EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
   EXPECT_TRUE(r.skipped.empty());
   for (const std::string t : {"p2p-ce", "p2p-sm"}) {
     const auto ring = rows_of(r, "ring", t);
@@ -115,8 +116,10 @@ TEST(Beff, ACorruptedByteFailsItsSizeAlone) {
 
 TEST(Beff, WhatCannotRunHereIsSkippedWithTheReason) {
   emu::EmuBackend backend;
-  const WorkloadResult r = run(backend, world(), quick(backend, transport::all_kinds(), {0, 1}), {}, Progress("beff", false));
+  const Progress progress("beff", false);
+  const WorkloadResult r = run(backend, world(), quick(backend, transport::all_kinds(), {0, 1}), {}, progress);
   EXPECT_TRUE(r.passed());
+  EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "a skipped transport takes no steps";
   auto skipped = [&](const std::string& what) {
     return std::any_of(r.skipped.begin(), r.skipped.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
   };

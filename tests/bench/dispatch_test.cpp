@@ -292,8 +292,10 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
   DispatchConfig config;
   config.keys = {1024, 4096};
   config.iterations = 3;
-  const WorkloadResult result = run(*backend, config, profile(), Progress("dispatch", false));
+  const Progress progress("dispatch", false);
+  const WorkloadResult result = run(*backend, config, profile(), progress);
   EXPECT_TRUE(result.passed());
+  EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
   std::size_t ladder_rows = 0;
   for (const Row& row : result.rows)
     if (row.section == "ladder") {

@@ -110,9 +110,11 @@ OverlapConfig small_config() {
 TEST(Overlap, EveryVariantPassesOnTheEmulatorWithTheModelBeside) {
   emu::EmuBackend backend;
   const OverlapConfig config = small_config();
-  const OverlapOutcome out = run(backend, config, profile(), Progress("test", false));
+  const Progress progress("test", false);
+  const OverlapOutcome out = run(backend, config, profile(), progress);
   const WorkloadResult& r = out.result;
   EXPECT_TRUE(r.passed());
+  EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
 
   std::map<std::string, int> variants;
   for (const Row& row : r.rows) {

@@ -50,8 +50,10 @@ const Row& find_row(const WorkloadResult& r, const std::string& section, Design 
 TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
   emu::EmuBackend backend;
   const StreamConfig config = small_config();
-  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  const Progress progress("stream", false);
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), progress);
   EXPECT_TRUE(result.passed());
+  EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
   for (Design d : all_designs()) {
     if (d == Design::offload) {
       const Row& latency = find_row(result, "latency", d, config.total_bytes, 1);

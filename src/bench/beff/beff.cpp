@@ -6,6 +6,7 @@
 
 #include "bench/beff/beff_run.hpp"
 #include "core/text.hpp"
+#include "transport/transport.hpp"
 
 namespace ferry::beff {
 WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
@@ -21,9 +22,15 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
 
   // A rank that waits longer than any single step may take is waiting for a rank that is gone.
   world.watch(std::max(60.0, 2 * config.transport.timeout_s));
-  std::vector<TransportRecord> records;
+  // Every rank must agree to run a transport: one that cannot would leave the others waiting.
+  std::vector<std::string> skipped;
   for (transport::Kind kind : config.transports)
-    records.push_back(measure_transport(backend, world, config, kind, areas, progress));
+    skipped.push_back(transport::unavailable_anywhere(kind, backend, world, areas.group()));
+  progress.expect(steps_per_transport(config) *
+                  static_cast<std::size_t>(std::count(skipped.begin(), skipped.end(), std::string())));
+  std::vector<TransportRecord> records;
+  for (std::size_t t = 0; t < config.transports.size(); ++t)
+    records.push_back(measure_transport(backend, world, config, config.transports[t], skipped[t], areas, progress));
   world.stop_watching();
 
   if (world.rank() != 0) {

@@ -136,13 +136,14 @@ void unpack(std::vector<SizeRecord>& sizes, const std::vector<double>& all, int 
 
 }  // namespace
 
+std::size_t steps_per_transport(const BeffConfig& config) { return 2 + config.sizes().size(); }
+
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
-                                  ExchangeAreas& areas, const Progress& progress) {
+                                  const std::string& skipped, ExchangeAreas& areas, const Progress& progress) {
   TransportRecord record;
   record.kind = kind;
   const std::string name(to_string(kind));
-  // Every rank must agree to run it: one that cannot would leave the others waiting.
-  record.skipped = transport::unavailable_anywhere(kind, backend, world, areas.group());
+  record.skipped = skipped;
   if (!record.skipped.empty()) return record;
 
   progress.step(fmt::format("{}: opening", name));

@@ -33,10 +33,14 @@ struct TransportRecord {
   std::vector<SizeRecord> sizes;  // the ring, every size
 };
 
-// beff_measure.cpp: runs one transport on this process's share of the ring and
-// gathers every participant's samples on rank 0 (other ranks keep their own).
+// beff_measure.cpp: runs one transport on this process's share of the ring and gathers every
+// participant's samples on rank 0 (other ranks keep their own); a transport
+// some rank cannot run (`skipped`, transport::unavailable_anywhere's reason) is only recorded.
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
-                                  ExchangeAreas& areas, const Progress& progress);
+                                  const std::string& skipped, ExchangeAreas& areas, const Progress& progress);
+
+// The steps measure_transport reports for a transport that runs.
+std::size_t steps_per_transport(const BeffConfig& config);
 
 // beff_rows.cpp: the result's rows, tables and notes from every transport's record.
 WorkloadResult make_result(const BeffConfig& config, const std::vector<Member>& members,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "bench/overlap/overlap_bench.hpp"
 #include "bench/overlap/overlap_model.hpp"
@@ -83,6 +84,9 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   result.config = config_params(config);
   result.sections = sections(config);
 
+  std::set<std::size_t> distinct_splits;  // splits that give the same sub-buffers are measured once
+  for (int k : config.splits) distinct_splits.insert(split_vector(config.elements, k, config.min_split_bytes).parts.size());
+  progress.expect(4 + distinct_splits.size() + (config.want_trace ? 1 : 0));
   progress.step(fmt::format("filling a and b ({} each)", format_bytes(config.vector_bytes())));
   OverlapBench bench(backend, config);
 

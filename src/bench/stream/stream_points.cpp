@@ -160,10 +160,11 @@ std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machin
                                          WorkloadResult& result) {
   for (Section s : sweep_sections()) result.sections.push_back(std::move(s));
   result.notes.push_back(fmt::format("model ceilings: {}", config.profile_origin));
+  const std::vector<Point> points = points_of(config, backend.capabilities(), result.skipped);
+  progress.expect(1 + points.size());
   progress.step("compute ceiling of the stage kernels");
   const Ceilings ceilings = measure_ceilings(backend, config, profile, result);
   StreamBench bench(backend, machine, config);
-  const std::vector<Point> points = points_of(config, backend.capabilities(), result.skipped);
 
   std::vector<MeasuredPoint> measured;
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -41,6 +41,10 @@ class TopoRun {
     validate(backend_, config_, participants_);
     // A rank that waits longer than any single step may take is waiting for a rank that is gone.
     world_.watch(std::max(60.0, 2 * config_.transport.timeout_s));
+    // Every transport counted in; one found unavailable takes its steps back (a transport's
+    // availability is known only once its buffers are allocated).
+    for (Topology topology : config_.topologies)
+      if (cannot_form(topology).empty()) progress_.expect(steps_of(topology));
     for (Topology topology : config_.topologies) {
       const std::string why = cannot_form(topology);
       if (!why.empty()) {
@@ -94,6 +98,20 @@ class TopoRun {
     return "";
   }
 
+  // The progress steps a topology takes when every transport of --transport can run it.
+  std::size_t steps_of(Topology topology) const {
+    const std::size_t transports = config_.transports.size(), per_variant = 1 + config_.sizes.size();
+    const auto n = static_cast<std::size_t>(participants_);
+    switch (topology) {
+      case Topology::pair: return transports * 2 * per_variant;
+      case Topology::ring:
+      case Topology::fully_connected: return transports * per_variant;
+      case Topology::host_staged: return host_step_sizes().size() + per_variant;
+      case Topology::matrix: return n * (n - 1) * transports;
+    }
+    return 0;
+  }
+
   void skip(const std::string& why) {
     if (std::find(skipped_.begin(), skipped_.end(), why) == skipped_.end()) skipped_.push_back(why);
   }
@@ -133,6 +151,7 @@ class TopoRun {
       const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
       if (!why.empty()) {
         skip(fmt::format("{}: {}", to_string(kind), why));
+        progress_.expect_fewer(variants.size() * (1 + config_.sizes.size()));
         continue;
       }
       for (const Variant& v : variants) measure(v, kind, areas, members);
@@ -150,6 +169,7 @@ class TopoRun {
     const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
     if (!why.empty()) {
       skip(fmt::format("host-staged: {}: {}", to_string(kind), why));
+      progress_.expect_fewer(steps_of(Topology::host_staged));
       return;
     }
     // The host step runs faster while its buffers fit in the CPU's caches, so it is timed at several sizes, with
@@ -203,6 +223,7 @@ class TopoRun {
           const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
           if (!why.empty()) {
             skip(fmt::format("{}: {}", to_string(kind), why));
+            progress_.expect_fewer(1);
             continue;
           }
           progress_.step(fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b));
