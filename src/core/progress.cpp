@@ -18,9 +18,12 @@ Progress::Output output_for(bool enabled) {
   return ::isatty(STDERR_FILENO) && !dumb ? Progress::Output::terminal : Progress::Output::lines;
 }
 
+// The terminal's width; else $COLUMNS (a pseudo-terminal that was never sized); else 80.
 std::size_t terminal_columns(std::FILE* to) {
   winsize size{};
   if (::ioctl(::fileno(to), TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS"))
+    if (const long n = std::strtol(columns, nullptr, 10); n >= 20 && n <= 1000) return static_cast<std::size_t>(n);
   return 80;
 }
 

@@ -34,7 +34,8 @@ runs_from "$scratch/prefix/bin/ferry" "cmake --install"
 (cd "$build" && cpack -G DEB -B "$scratch/deb" > "$scratch/cpack.log" 2>&1) || { cat "$scratch/cpack.log"; exit 1; }
 deb=$(ls "$scratch"/deb/ferry_*.deb)
 depends=$(dpkg-deb -f "$deb" Depends)
-for needed in python3-matplotlib libfmt libstdc++; do
+# What ferry declares, and libc6: proof that dpkg-shlibdeps ran (what else it lists depends on how the build linked).
+for needed in python3-matplotlib libc6; do
   [[ "$depends" == *"$needed"* ]] || fail "the .deb does not depend on $needed: $depends"
 done
 dpkg-deb -x "$deb" "$scratch/root"
