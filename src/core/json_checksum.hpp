@@ -5,7 +5,7 @@
 namespace ferry {
 
 // "fnv1a64:<16 hex digits>": FNV-1a (64 bits) of a JSON value's canonical
-// form, which python/ferry/results.py computes alike from the file as read
+// form, which python/ferry/checksum.py computes alike from the file as read
 // back, so `ferry compare` can tell rows edited after the run. Not a defence
 // against someone who recomputes it: a check that a file is as ferry wrote it.
 //
