@@ -9,12 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-if ! dpkg -s clang libclang-rt-14-dev > /dev/null 2>&1; then
-  echo "fuzz: installing clang and its libFuzzer"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev > /dev/null
-fi
+scripts/apt-install.sh fuzz clang libclang-rt-14-dev  # clang and its libFuzzer
 
 cmake --preset fuzz > build-fuzz.configure.log 2>&1 || { cat build-fuzz.configure.log; exit 1; }
 # Only the fuzz targets: the rest of the tree is built and tested by scripts/test.sh.

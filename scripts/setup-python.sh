@@ -6,16 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-packages=(python3-venv chromium)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup-python: installing ${missing[*]}" >&2
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null
-fi
+scripts/apt-install.sh setup-python python3-venv chromium
 
 if ! .venv/bin/python -c "import matplotlib, pytest, hypothesis" > /dev/null 2>&1; then
   echo "setup-python: creating .venv with ./python[test] (matplotlib, pytest, hypothesis, wheel from PyPI)" >&2

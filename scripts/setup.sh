@@ -8,16 +8,7 @@ cd "$(dirname "$0")/.."
 build_dir=${1:-build}
 ferry_cuda=${2:-AUTO}
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-packages=(cmake ninja-build g++ dpkg-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-pip libopenmpi-dev openmpi-bin)
-missing=()
-for p in "${packages[@]}"; do dpkg -s "$p" > /dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" > /dev/null
-fi
+scripts/apt-install.sh setup cmake ninja-build g++ dpkg-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3-pip libopenmpi-dev openmpi-bin
 
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
 nvml_dir=""

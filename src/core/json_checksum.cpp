@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ferry {
@@ -47,15 +48,16 @@ void append_canonical(std::string& out, const ordered_json& v) {
       return;
     }
     case ordered_json::value_t::object: {
-      std::vector<std::string> keys;
-      for (const auto& item : v.items()) keys.push_back(item.key());
-      std::sort(keys.begin(), keys.end());
+      // Each key with its value, so that sorting needs no lookup afterwards.
+      std::vector<std::pair<std::string_view, const ordered_json*>> members;
+      for (const auto& [key, value] : v.items()) members.emplace_back(key, &value);
+      std::sort(members.begin(), members.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       out += '{';
-      for (std::size_t i = 0; i < keys.size(); ++i) {
+      for (std::size_t i = 0; i < members.size(); ++i) {
         if (i > 0) out += ',';
-        append_string(out, keys[i]);
+        append_string(out, members[i].first);
         out += ':';
-        append_canonical(out, v.at(keys[i]));
+        append_canonical(out, *members[i].second);
       }
       out += '}';
       return;

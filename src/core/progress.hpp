@@ -25,7 +25,7 @@ class Progress {
 
   // How many steps the run will take, once the workload knows: the terminal
   // line then shows the count out of it and the time left. Called again
-  // (beff, one transport at a time), it adds to the total.
+  // (topo, a topology at a time), it adds to the total.
   void expect(std::size_t steps) const;
   // Steps expected that will not run after all (a transport found unavailable).
   void expect_fewer(std::size_t steps) const;
