@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -59,11 +62,24 @@ ordered_json copy_times_json(const std::vector<CopyTime>& sizes) {
   return out;
 }
 
+// A whole-number field. nlohmann's get<int> converts a float or a number out
+// of range with undefined behaviour (found by fuzzing), so both are refused.
+template <class Int>
+Int whole_number(const nlohmann::json& object, const char* key) {
+  const nlohmann::json& v = object.at(key);
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))
+    return static_cast<Int>(v.get<std::uint64_t>());
+  if (v.is_number_integer() && std::is_signed_v<Int> && v.get<std::int64_t>() >= std::numeric_limits<Int>::min() &&
+      v.get<std::int64_t>() <= std::numeric_limits<Int>::max())
+    return static_cast<Int>(v.get<std::int64_t>());
+  throw std::range_error(fmt::format("\"{}\" is {}, not a whole number in range", key, v.dump()));
+}
+
 std::vector<CopyTime> copy_times_from(const nlohmann::json& peer, const char* key) {
   std::vector<CopyTime> sizes;
   if (!peer.contains(key)) return sizes;
   for (const auto& c : peer.at(key))
-    sizes.push_back({c.at("bytes").get<std::uint64_t>(), c.at("seconds").get<double>()});
+    sizes.push_back({whole_number<std::uint64_t>(c, "bytes"), c.at("seconds").get<double>()});
   return sizes;
 }
 
@@ -78,7 +94,7 @@ std::vector<LoadedLink> loaded_from(const nlohmann::json& entry) {
   std::vector<LoadedLink> loads;
   if (!entry.contains("zero_copy_under_load")) return loads;  // profiles written before it have none
   for (const auto& l : entry.at("zero_copy_under_load"))
-    loads.push_back({l.at("teams").get<int>(), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
+    loads.push_back({whole_number<int>(l, "teams"), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
   return loads;
 }
 
@@ -139,7 +155,7 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
     profile.created_utc = doc.value("created_utc", "");
     for (const auto& entry : doc.at("devices")) {
       DeviceProfile d;
-      d.device = entry.at("device").get<int>();
+      d.device = whole_number<int>(entry, "device");
       d.name = entry.value("name", "");
       each_device_field(d, [&](const char* key, double& value, bool optional = false) {
         value = optional ? entry.value(key, 0.0) : entry.at(key).get<double>();
@@ -151,8 +167,8 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
       profile.devices.push_back(d);
     }
     for (const auto& entry : doc.at("peers")) {
-      profile.peers.push_back({.from = entry.at("from").get<int>(),
-                               .to = entry.at("to").get<int>(),
+      profile.peers.push_back({.from = whole_number<int>(entry, "from"),
+                               .to = whole_number<int>(entry, "to"),
                                .direct_access = entry.at("direct_access").get<bool>(),
                                .copy_Bps = entry.at("copy_Bps").get<double>(),
                                .latency_s = entry.at("latency_s").get<double>(),
@@ -165,6 +181,8 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
     }
     return profile;
   } catch (const nlohmann::json::exception& e) {
+    throw malformed(e.what());
+  } catch (const std::range_error& e) {
     throw malformed(e.what());
   }
 }
