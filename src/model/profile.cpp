@@ -5,12 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
-#include <type_traits>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_fields.hpp"
 
 namespace ferry::model {
 namespace {
@@ -60,19 +59,6 @@ ordered_json copy_times_json(const std::vector<CopyTime>& sizes) {
   ordered_json out = ordered_json::array();
   for (const CopyTime& c : sizes) out.push_back({{"bytes", c.bytes}, {"seconds", c.seconds}});
   return out;
-}
-
-// A whole-number field. nlohmann's get<int> converts a float or a number out
-// of range with undefined behaviour (found by fuzzing), so both are refused.
-template <class Int>
-Int whole_number(const nlohmann::json& object, const char* key) {
-  const nlohmann::json& v = object.at(key);
-  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))
-    return static_cast<Int>(v.get<std::uint64_t>());
-  if (v.is_number_integer() && std::is_signed_v<Int> && v.get<std::int64_t>() >= std::numeric_limits<Int>::min() &&
-      v.get<std::int64_t>() <= std::numeric_limits<Int>::max())
-    return static_cast<Int>(v.get<std::int64_t>());
-  throw std::range_error(fmt::format("\"{}\" is {}, not a whole number in range", key, v.dump()));
 }
 
 std::vector<CopyTime> copy_times_from(const nlohmann::json& peer, const char* key) {

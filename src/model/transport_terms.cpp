@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
+
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_fields.hpp"
 #include "model/beff_model.hpp"
 #include "model/profile.hpp"
 
@@ -18,7 +21,7 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
   terms.origin = path;
   for (const auto& workload : doc.at("workloads")) {
     if (workload.value("name", "") != "beff") continue;
-    terms.devices = workload.at("config").value("participants", 0);
+    terms.devices = whole_number_or<int>(workload.at("config"), "participants", 0);
     for (const auto& row : workload.at("rows")) {
       if (row.value("section", "") != "model") continue;
       const auto& p = row.at("params");
@@ -27,7 +30,7 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
                              [&](const TransportModel& m) { return m.transport == name; });
       if (it == terms.transports.end()) it = terms.transports.insert(terms.transports.end(), {name, {}});
       ModelSegment segment;
-      segment.up_to_bytes = p.at("up to bytes").get<std::uint64_t>();
+      segment.up_to_bytes = whole_number<std::uint64_t>(p, "up to bytes");
       segment.terms = {row.at("value").get<double>() * 1e-6, p.at("B GB/s").get<double>() * 1e9};
       segment.basis = p.value("basis", "");
       it->segments.push_back(segment);
@@ -77,6 +80,8 @@ TransportTerms transport_terms_from_json(const std::string& text, const std::str
   try {
     return from_results(doc, origin);
   } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("'{}' is not a ferry results file: {}", origin, e.what()));
+  } catch (const std::range_error& e) {
     throw UsageError(fmt::format("'{}' is not a ferry results file: {}", origin, e.what()));
   }
 }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "core/error.hpp"
 
 namespace ferry::model {
@@ -64,6 +68,29 @@ TEST(BeffModel, AFileThatIsNeitherResultsNorAProfileIsOneClearError) {
       ADD_FAILURE() << "accepted " << bad;
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find("'t.json'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BeffModel, AResultsFileWhoseCountsAreNotWholeNumbersIsRefusedWithTheFieldNamed) {
+  // nlohmann converts a float or a number out of range to an integer with undefined behaviour.
+  const std::string row = R"({"section": "model", "value": 2.0, "params": {"transport": "nccl", "B GB/s": 100, )";
+  const std::string tail = R"(}]}]})";
+  const std::string head = R"({"schema": "ferry.results/1", "workloads": [{"name": "beff", )";
+  const std::string good = head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": 4096})" + tail;
+  EXPECT_EQ(transport_terms_from_json(good, "t.json").devices, 2);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {head + R"("config": {"participants": 2.5}, "rows": [)" + row + R"("up to bytes": 4096})" + tail, "participants"},
+      {head + R"("config": {"participants": 1e30}, "rows": [)" + row + R"("up to bytes": 4096})" + tail, "participants"},
+      {head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": -1})" + tail, "up to bytes"},
+      {head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": 1e300})" + tail, "up to bytes"}};
+  for (const auto& [text, field] : bad) {
+    try {
+      transport_terms_from_json(text, "t.json");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'t.json'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
     }
   }
 }
