@@ -20,9 +20,10 @@ Int whole_number(const nlohmann::json& object, const char* key) {
   const nlohmann::json& v = object.at(key);
   if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))
     return static_cast<Int>(v.get<std::uint64_t>());
-  if (v.is_number_integer() && std::is_signed_v<Int> && v.get<std::int64_t>() >= std::numeric_limits<Int>::min() &&
-      v.get<std::int64_t>() <= std::numeric_limits<Int>::max())
-    return static_cast<Int>(v.get<std::int64_t>());
+  if constexpr (std::is_signed_v<Int>)
+    if (v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<Int>::min() &&
+        v.get<std::int64_t>() <= std::numeric_limits<Int>::max())
+      return static_cast<Int>(v.get<std::int64_t>());
   throw std::range_error(fmt::format("\"{}\" is {}, not a whole number in range", key, v.dump()));
 }
 
