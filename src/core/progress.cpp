@@ -68,6 +68,7 @@ void Progress::step(const std::string& what) const {
   const auto now = std::chrono::steady_clock::now();
   if (taken_ == 0) first_step_ = now;
   ++taken_;
+  if (keep_steps_) kept_.push_back(what);
   switch (output_) {
     case Output::quiet: return;
     case Output::lines: fmt::print(to_, "[{}] {}\n", workload_, what); break;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ferry {
 
@@ -31,6 +32,9 @@ class Progress {
   void expect_fewer(std::size_t steps) const;
   void step(const std::string& what) const;
   std::size_t steps_taken() const { return taken_; }
+  // Every step's text from now on, for tests that hold a workload's plan to its run.
+  void keep_steps() { keep_steps_ = true; }
+  const std::vector<std::string>& kept_steps() const { return kept_; }
   std::size_t steps_expected() const { return expected_; }
 
  private:
@@ -42,6 +46,8 @@ class Progress {
   mutable std::size_t expected_ = 0;
   mutable std::chrono::steady_clock::time_point first_step_{};
   mutable bool line_open_ = false;
+  bool keep_steps_ = false;
+  mutable std::vector<std::string> kept_;
 };
 
 // "4s", "1m05s", "2h03m": a time left, to the second below an hour.

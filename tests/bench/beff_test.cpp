@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/plan_texts.hpp"
+
 #include <algorithm>
 
 #include "backend/emu/emu_backend.hpp"
@@ -62,10 +64,13 @@ TEST(Beff, MaxSizeExtendsTheTailByDoubling) {
 
 TEST(Beff, BothPeerTransportsPassOnARingOfFourEmulatedDevices) {
   emu::EmuBackend backend;
-  const Progress progress("beff", false);
-  const WorkloadResult r = run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {0, 1, 2, 3}), {}, progress);
+  Progress progress("beff", false);
+  progress.keep_steps();
+  const BeffConfig config = quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {0, 1, 2, 3});
+  const WorkloadResult r = run(backend, world(), config, {}, progress);
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
+  EXPECT_EQ(progress.kept_steps(), texts(plan_run(config, 4))) << "--dry-run lists the steps the run takes";
   EXPECT_TRUE(r.skipped.empty());
   for (const std::string t : {"p2p-ce", "p2p-sm"}) {
     const auto ring = rows_of(r, "ring", t);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/plan_texts.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -292,10 +294,14 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
   DispatchConfig config;
   config.keys = {1024, 4096};
   config.iterations = 3;
-  const Progress progress("dispatch", false);
+  Progress progress("dispatch", false);
+  progress.keep_steps();
   const WorkloadResult result = run(*backend, config, profile(), progress);
   EXPECT_TRUE(result.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
+  const Plan plan = plan_run(config, backend->capabilities(), backend->device_features(config.device));
+  EXPECT_EQ(progress.kept_steps(), texts(plan)) << "--dry-run lists the steps the run takes";
+  EXPECT_EQ(plan.skipped, result.skipped) << "and the rungs it leaves out";
   std::size_t ladder_rows = 0;
   for (const Row& row : result.rows)
     if (row.section == "ladder") {

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
+#include "bench/link/link_kernels.hpp"
+#include "bench/plan_texts.hpp"
 #include "core/error.hpp"
 
 namespace ferry::link {
@@ -14,6 +16,32 @@ LinkConfig quick_config(const Backend& backend) {
   LinkConfig c = LinkConfig::defaults(backend.capabilities(), true);
   c.flag_round_trips = 500;
   return c;
+}
+
+// Every step's text, from a run of `config`, beside its plan's.
+void expect_the_plan_is_the_run(Backend& backend, const LinkConfig& config) {
+  Progress progress("link", false);
+  progress.keep_steps();
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, progress);
+  EXPECT_TRUE(out.result.passed());
+  const Plan plan = plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
+                             [&](int d) { return loaded_resident_teams(*backend.make_stream(d)); });
+  EXPECT_EQ(progress.kept_steps(), texts(plan)) << "--dry-run and the progress total list the steps the run takes";
+  EXPECT_EQ(progress.steps_expected(), progress.steps_taken());
+}
+
+TEST(Link, ThePlanListsTheStepsEveryKindOfRunTakes) {
+  emu::EmuBackend backend;
+  LinkConfig quick = quick_config(backend);
+  quick.devices = {0, 1};
+  expect_the_plan_is_the_run(backend, quick);
+  LinkConfig full = LinkConfig::defaults(backend.capabilities(), false);
+  full.sweep_bytes = {4096, 1000, 65536};  // 1000 B is no multiple of 16: no zero-copy step
+  full.loaded_teams = {1, 3, 8, 16};       // the emulator holds 4 teams: 8 and 16 clamp to 3, which ran
+  full.flag_round_trips = 500;
+  expect_the_plan_is_the_run(backend, full);
+  expect_the_plan_is_the_run(backend, LinkConfig::for_models(backend.capabilities(), 1, true));
+  expect_the_plan_is_the_run(backend, LinkConfig::for_peers(backend.capabilities(), {0, 2, 3}));
 }
 
 TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/plan_texts.hpp"
+
 #include <map>
 
 #include "backend/emu/emu_backend.hpp"
@@ -110,11 +112,13 @@ OverlapConfig small_config() {
 TEST(Overlap, EveryVariantPassesOnTheEmulatorWithTheModelBeside) {
   emu::EmuBackend backend;
   const OverlapConfig config = small_config();
-  const Progress progress("test", false);
+  Progress progress("test", false);
+  progress.keep_steps();
   const OverlapOutcome out = run(backend, config, profile(), progress);
   const WorkloadResult& r = out.result;
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
+  EXPECT_EQ(progress.kept_steps(), texts(plan_run(config))) << "--dry-run lists the steps the run takes";
 
   std::map<std::string, int> variants;
   for (const Row& row : r.rows) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/plan_texts.hpp"
+
 #include <map>
 #include <set>
 
@@ -50,10 +52,12 @@ const Row& find_row(const WorkloadResult& r, const std::string& section, Design 
 TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
   emu::EmuBackend backend;
   const StreamConfig config = small_config();
-  const Progress progress("stream", false);
+  Progress progress("stream", false);
+  progress.keep_steps();
   const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), progress);
   EXPECT_TRUE(result.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
+  EXPECT_EQ(progress.kept_steps(), texts(plan_run(config, backend.capabilities()))) << "--dry-run lists the steps the run takes";
   for (Design d : all_designs()) {
     if (d == Design::offload) {
       const Row& latency = find_row(result, "latency", d, config.total_bytes, 1);

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "bench/plan_texts.hpp"
+
 #include <algorithm>
 
 #include "backend/emu/emu_backend.hpp"
@@ -51,10 +53,13 @@ bool skipped(const WorkloadResult& r, const std::string& what) {
 TEST(Topo, EveryTopologyOfFourDevicesRunsAndEveryRoundIsChecked) {
   emu::EmuBackend backend;
   const TopoConfig config = quick(backend, {0, 1, 2, 3});
-  const Progress progress("topo", false);
+  Progress progress("topo", false);
+  progress.keep_steps();
   const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, progress);
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
+  EXPECT_EQ(progress.kept_steps(), texts(plan_run(backend, world(), backend.describe_machine(), config)))
+      << "--dry-run lists the steps the run takes";
   for (const std::string topology : {"pair one-way", "pair both", "ring", "fully-connected"}) {
     // Each size on each of the two direct transports, with a sample per round.
     const auto rows = rows_of(r, "bandwidth", topology);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bench/common/plan.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
@@ -61,6 +62,10 @@ void validate(Backend& backend, const BeffConfig& config);
 // rank's, under mpirun). `link_peers`: the peer figures link measured, for
 // p2p-ce's model (empty: that model is fitted like the others). The result is
 // complete on rank 0; other ranks get only their share.
+// The steps run() takes when every transport can run, each with its work,
+// before anything is allocated; run() drops the steps of those that cannot.
+Plan plan_run(const BeffConfig& config, int participants);
+
 WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress);
 

@@ -82,13 +82,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
   result.sections = sections();
   const Capabilities capabilities = backend.capabilities();
   const DeviceFeatures features = backend.device_features(config.device);
-  std::size_t steps = 0;  // per key count: the copies alone per host memory, and every rung the device can run
-  for (const std::uint64_t keys : config.keys) {
-    for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) steps += config.uses(host) ? 1 : 0;
-    for (const Rung rung : config.rungs)
-      steps += unavailable_reason(rung, keys, config.tile, capabilities, features).empty() ? 1 : 0;
-  }
-  progress.expect(steps);
+  progress.expect(plan_run(config, capabilities, features).steps.size());
 
   for (const std::uint64_t keys : config.keys) {
     SortBench bench(backend, config.device, keys, config.tile, config.iterations);

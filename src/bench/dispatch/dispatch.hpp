@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bench/common/plan.hpp"
 #include "bench/dispatch/dispatch_ladder.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
@@ -32,6 +33,10 @@ struct DispatchConfig {
 
 // Throws UsageError for what the device or the host cannot give.
 void validate(Backend& backend, const DispatchConfig& config);
+
+// The steps run() takes, each with its work, before anything is allocated;
+// the rungs the device cannot run are in `skipped`.
+Plan plan_run(const DispatchConfig& config, const Capabilities& capabilities, const DeviceFeatures& features);
 
 WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::DeviceProfile& profile,
                    const Progress& progress);

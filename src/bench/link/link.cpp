@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -178,6 +179,13 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };
+
+  progress.expect(plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
+                           [&](int d) {
+                             auto stream = backend.make_stream(d);
+                             return loaded_resident_teams(*stream);
+                           })
+                      .steps.size());
 
   run.outcome.profile.backend = backend.name();
   run.outcome.profile.gpu_timings = backend.capabilities().gpu_timings;

@@ -1,10 +1,12 @@
 #pragma once
 // `ferry run link`: the machine's ceilings, which every other model builds on.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "backend/backend.hpp"
 #include "bench/common/measure.hpp"
+#include "bench/common/plan.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
@@ -49,6 +51,12 @@ struct LinkOutcome {
 // Throws UsageError when the config asks for what the backend cannot give
 // (a device that does not exist, more memory than a device has free).
 void validate(Backend& backend, const LinkConfig& config);
+
+// The steps run() takes, each with its work, before anything is allocated.
+// `features` and `resident_teams` (how many of the loaded-link kernel's teams
+// the device holds at once) are asked of a device only where a step needs them.
+Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
+              const std::function<DeviceFeatures(int)>& features, const std::function<int(int)>& resident_teams);
 
 // `machine` is the backend's description (Backend::describe_machine), taken once by the caller.
 LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& config, const Progress& progress);

@@ -9,17 +9,13 @@
 #include "core/units.hpp"
 
 namespace ferry::link {
-namespace {
 
-// Enough copies that a batch lasts milliseconds on a GPU, each moving bytes of
-// its own: a batch's buffers hold every copy of it.
-constexpr std::uint64_t fewest_copies = 4, most_copies = 1024;
-
-std::uint64_t copies_for(std::uint64_t bytes, std::uint64_t batch_bytes) {
+std::uint64_t queued_copies_for(std::uint64_t bytes, std::uint64_t batch_bytes) {
+  // Enough copies that a batch lasts milliseconds on a GPU, each moving bytes of
+  // its own: a batch's buffers hold every copy of it.
+  constexpr std::uint64_t fewest_copies = 4, most_copies = 1024;
   return std::clamp<std::uint64_t>(batch_bytes / bytes, fewest_copies, most_copies);
 }
-
-}  // namespace
 
 void measure_queued_copies(LinkRun& run, int device) {
   if (run.config.queued_copy_bytes.empty()) return;
@@ -32,7 +28,7 @@ void measure_queued_copies(LinkRun& run, int device) {
   profile.queued_both_ways.clear();
 
   for (std::uint64_t bytes : run.config.queued_copy_bytes) {
-    const std::uint64_t copies = copies_for(bytes, run.config.queued_batch_bytes);
+    const std::uint64_t copies = queued_copies_for(bytes, run.config.queued_batch_bytes);
     const std::uint64_t span = copies * bytes;
     run.progress.step(fmt::format("device {}: {} copies of {} queued back to back", device, copies, format_bytes(bytes)));
     Buffer host_source = run.backend.allocate_host(MemoryKind::pinned, span);

@@ -31,6 +31,8 @@ void measure_dispatch(LinkRun& run, int device);
 void measure_flag_round_trip(LinkRun& run, int device);
 void measure_mapped_read_latency(LinkRun& run, int device);
 void measure_queued_copies(LinkRun& run, int device);
+// The copies in one queued batch of `bytes` each.
+std::uint64_t queued_copies_for(std::uint64_t bytes, std::uint64_t batch_bytes);
 void measure_host_bandwidth(LinkRun& run, int device);
 void measure_zero_copy(LinkRun& run, int device);
 void measure_zero_copy_under_load(LinkRun& run, int device);

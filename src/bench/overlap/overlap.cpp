@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "bench/overlap/overlap_bench.hpp"
 #include "bench/overlap/overlap_model.hpp"
@@ -84,9 +83,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   result.config = config_params(config);
   result.sections = sections(config);
 
-  std::set<std::size_t> distinct_splits;  // splits that give the same sub-buffers are measured once
-  for (int k : config.splits) distinct_splits.insert(split_vector(config.elements, k, config.min_split_bytes).parts.size());
-  progress.expect(4 + distinct_splits.size() + (config.want_trace ? 1 : 0));
+  progress.expect(plan_run(config).steps.size());
   progress.step(fmt::format("filling a and b ({} each)", format_bytes(config.vector_bytes())));
   OverlapBench bench(backend, config);
 
@@ -184,7 +181,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
     result.notes.push_back("emulator: every word is checked as on a GPU, but the timings are CPU timings");
 
   if (config.want_trace) {
-    progress.step(fmt::format("trace: one more pipelined run at k = {}, an event around every step", best.split.requested));
+    progress.step("trace: one more pipelined run at the best k, an event around every step");
     out.trace = bench.trace(best.split);
   }
   return out;

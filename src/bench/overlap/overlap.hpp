@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bench/common/plan.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
 #include "core/trace.hpp"
@@ -37,6 +38,9 @@ struct OverlapOutcome {
   WorkloadResult result;
   Trace trace;  // empty unless want_trace
 };
+
+// The steps run() takes, each with its work, before anything is allocated.
+Plan plan_run(const OverlapConfig& config);
 
 OverlapOutcome run(Backend& backend, const OverlapConfig& config,
                    const model::DeviceProfile& profile, const Progress& progress);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bench/common/plan.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
@@ -78,6 +79,10 @@ struct Ceilings {
   double fused_compute_Bps = 0;  // every stage in one kernel, device-resident, input bytes per second
   double stage_compute_Bps = 0;  // one stage as its own kernel
 };
+
+// The steps run() and tune() take after the model's link ceilings, each with
+// its work, before anything is allocated.
+Plan plan_run(const StreamConfig& config, const Capabilities& capabilities);
 
 WorkloadResult run(Backend& backend, const Machine& machine, const StreamConfig& config,
                    const model::DeviceProfile& profile, const Progress& progress);

@@ -155,13 +155,45 @@ Ceilings measure_ceilings(Backend& backend, const StreamConfig& config, const mo
 
 }  // namespace
 
+Plan plan_run(const StreamConfig& config, const Capabilities& capabilities) {
+  Plan p;
+  const std::vector<Point> points = points_of(config, capabilities, p.skipped);
+  const double ceiling_bytes = static_cast<double>(std::min<std::uint64_t>(config.total_bytes, 256ull << 20));
+  const SampleWork stages{.device_bytes = 2 * ceiling_bytes * config.stages, .host_bytes = 2 * ceiling_bytes, .waits = 1};
+  p.steps.push_back({.what = "compute ceiling of the stage kernels",
+                     .repeat = {2, 5, 20, 0.05},
+                     .sample = stages,
+                     .setup_host_bytes = 2 * ceiling_bytes});
+  if (config.stages > 1) p.steps.back().sample.device_bytes *= 1.0 + 1.0 / config.stages;  // and one stage alone
+  const double total = static_cast<double>(config.total_bytes);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& point = points[i];
+    const std::uint64_t chunks = (config.total_bytes + point.chunk_bytes - 1) / point.chunk_bytes;
+    // A pass: the input filled, the output poisoned, every chunk in and out, the output checked;
+    // each chunk's copies, kernels and the host's wait on it, `depth` chunks at once.
+    const auto n = static_cast<double>(chunks);
+    const bool persistent = point.design == Design::persistent || point.design == Design::fused || point.design == Design::pool;
+    p.steps.push_back({.what = fmt::format("[{}/{}] {}: {} chunks x {} passes", i + 1, points.size(), point_name(point),
+                                           chunks, config.iterations),
+                       .repeat = {0, config.iterations, config.iterations, 0},
+                       .sample = {.link_bytes = 2 * total,
+                                  .device_bytes = 2 * total * config.stages,
+                                  .host_bytes = 3 * total,
+                                  .waits = persistent ? 1 : n / point.depth,
+                                  .launches = persistent ? 0 : n * (2 + config.stages),
+                                  .handoffs = persistent ? n : 0},
+                       .setup_host_bytes = 3 * total});  // the untimed warm-up pass, at most
+  }
+  return p;
+}
+
 std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machine, const StreamConfig& config,
                                          const model::DeviceProfile& profile, const Progress& progress,
                                          WorkloadResult& result) {
   for (Section s : sweep_sections()) result.sections.push_back(std::move(s));
   result.notes.push_back(fmt::format("model ceilings: {}", config.profile_origin));
   const std::vector<Point> points = points_of(config, backend.capabilities(), result.skipped);
-  progress.expect(1 + points.size());
+  progress.expect(plan_run(config, backend.capabilities()).steps.size());
   progress.step("compute ceiling of the stage kernels");
   const Ceilings ceilings = measure_ceilings(backend, config, profile, result);
   StreamBench bench(backend, machine, config);

@@ -43,8 +43,7 @@ class TopoRun {
     world_.watch(std::max(60.0, 2 * config_.transport.timeout_s));
     // Every transport counted in; one found unavailable takes its steps back (a transport's
     // availability is known only once its buffers are allocated).
-    for (Topology topology : config_.topologies)
-      if (cannot_form(topology).empty()) progress_.expect(steps_of(topology));
+    progress_.expect(plan().steps.size());
     for (Topology topology : config_.topologies) {
       const std::string why = cannot_form(topology);
       if (!why.empty()) {
@@ -71,6 +70,69 @@ class TopoRun {
     if (!backend_.capabilities().gpu_timings)
       result.notes.push_back("emulator: every round is checked as on a GPU, but the timings are CPU timings");
     return result;
+  }
+
+  // Every topology this run can form, every transport counted in.
+  Plan plan() const {
+    Plan p;
+    const std::vector<std::uint64_t> sizes = config_.sizes;
+    auto rounds = [&](int n, Pattern pattern, std::uint64_t bytes) {
+      const double moved = static_cast<double>(n) * transport::fan_of(pattern, n) * static_cast<double>(bytes);
+      // A round fills what is sent, poisons what will arrive and checks it; a first round is not timed.
+      return PlannedStep{.repeat = {.warmup = 1, .min_samples = config_.rounds, .max_samples = config_.rounds},
+                         .sample = {.peer_bytes = moved, .host_bytes = 3 * moved, .waits = 2}};
+    };
+    auto variant = [&](const std::string& name, Pattern pattern, int n, Kind kind) {
+      p.steps.push_back({.what = fmt::format("{} by {}: opening", name, to_string(kind)), .repeat = {0, 0, 0, 0}, .setup_s = 0.05});
+      for (std::size_t s = 0; s < sizes.size(); ++s) {
+        PlannedStep step = rounds(n, pattern, sizes[s]);
+        step.what = fmt::format("{} by {}: {} rounds of {} (size {} of {})", name, to_string(kind), config_.rounds,
+                                format_bytes(sizes[s]), s + 1, sizes.size());
+        p.steps.push_back(std::move(step));
+      }
+    };
+    for (Topology topology : config_.topologies) {
+      if (const std::string why = cannot_form(topology); !why.empty()) {
+        p.skipped.push_back(fmt::format("{}: {}", to_string(topology), why));
+        continue;
+      }
+      const int n = participants_;
+      switch (topology) {
+        case Topology::pair:
+          for (Kind kind : config_.transports) {
+            variant("pair one-way", Pattern::one_way, 2, kind);
+            variant("pair both", Pattern::ring, 2, kind);
+          }
+          break;
+        case Topology::ring:
+          for (Kind kind : config_.transports) variant("ring", Pattern::ring, n, kind);
+          break;
+        case Topology::fully_connected:
+          for (Kind kind : config_.transports) variant("fully-connected", Pattern::fully_connected, n, kind);
+          break;
+        case Topology::host_staged: {
+          const Pattern pattern = n == 2 ? Pattern::ring : Pattern::fully_connected;
+          for (std::uint64_t bytes : host_step_sizes())
+            p.steps.push_back({.what = fmt::format("host-staged: the host -> host step alone, {}", format_bytes(bytes)),
+                               .repeat = {1, 5, 5, 0},
+                               .sample = {.host_bytes = 2.0 * n * transport::fan_of(pattern, n) * static_cast<double>(bytes)}});
+          variant("host-staged", pattern, n, one_per_rank_ ? Kind::mpi_staged : Kind::host_staged);
+          break;
+        }
+        case Topology::matrix:
+          for (int a : config_.devices)
+            for (int b : config_.devices)
+              if (a != b)
+                for (Kind kind : config_.transports) {
+                  PlannedStep step = rounds(2, Pattern::one_way, config_.matrix_bytes);
+                  step.what = fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b);
+                  step.repeat.min_samples = step.repeat.max_samples = 2 * config_.rounds;  // and the latency's rounds
+                  p.steps.push_back(std::move(step));
+                }
+          break;
+      }
+    }
+    return p;
   }
 
  private:
@@ -275,6 +337,11 @@ class TopoRun {
 };
 
 }  // namespace
+
+Plan plan_run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config) {
+  const Progress silent("topo", false);
+  return TopoRun(backend, world, machine, config, {}, silent).plan();
+}
 
 WorkloadResult run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "bench/common/plan.hpp"
 #include "core/machine.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
@@ -73,6 +74,10 @@ void validate(Backend& backend, const TopoConfig& config, int participants);
 // Runs every topology this process (and, under mpirun, every rank) can form.
 // `machine`: what the links promise; `link_peers`: link's peer copies in this
 // run (empty when not measured). Complete on rank 0; other ranks get their share.
+// The steps run() takes when every transport can run, each with its work,
+// before anything is allocated; run() drops the steps of those that cannot.
+Plan plan_run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config);
+
 WorkloadResult run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress);
 
