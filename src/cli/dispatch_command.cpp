@@ -44,6 +44,12 @@ int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& comma
   dispatch::DispatchConfig config = make_config(o);
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   ModelProfile ceilings(o.profile_path);
+  if (o.run.dry_run) {
+    dispatch::validate(*backend, config);
+    return dry_run_with_ceilings(
+        *backend, ceilings, config.device, config.uses(MemoryKind::pageable),
+        {"dispatch", dispatch::plan_run(config, backend->capabilities(), backend->device_features(config.device))}, out);
+  }
 
   Results results = start_results(*backend, command_line, out);
   dispatch::validate(*backend, config);

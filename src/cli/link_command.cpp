@@ -6,6 +6,7 @@
 
 #include "backend/select.hpp"
 #include "bench/link/link.hpp"
+#include "cli/dry_run.hpp"
 #include "cli/run_options.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -72,6 +73,12 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   if (!o.sizes.empty()) parse_byte_range(o.sizes);
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const link::LinkConfig config = make_config(*backend, o);
+  if (o.run.dry_run) {
+    link::validate(*backend, config);
+    const Machine machine = backend->describe_machine();
+    return print_dry_run(machine, {{"link", link_plan(*backend, config)}}, dry_run_pace(machine, nullptr, config.devices.front()),
+                         out);
+  }
 
   Results results = start_results(*backend, command_line, out);
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
+#include "cli/dry_run.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
 
@@ -19,11 +20,19 @@ class ModelProfile {
   // Pageable copies are measured only for a workload that asks.
   model::DeviceProfile for_device(Backend& backend, Results& results, int device, bool quiet, bool with_pageable = false);
   const std::string& origin() const { return origin_; }
+  // The profile file's contents; null when the ceilings are to be measured.
+  const model::MachineProfile* file() const { return from_file_ ? &*from_file_ : nullptr; }
+
 
  private:
   std::string path_;
   std::optional<model::MachineProfile> from_file_;
   std::string origin_ = "measured by link in this run";
 };
+
+// --dry-run of a workload whose model reads `ceilings`: link's steps that
+// for_device() would take (none when they come from a file), then the workload's.
+int dry_run_with_ceilings(Backend& backend, const ModelProfile& ceilings, int device, bool with_pageable,
+                          PlannedWorkload workload, std::ostream& out);
 
 }  // namespace ferry

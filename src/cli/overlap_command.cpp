@@ -61,6 +61,11 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   overlap::OverlapConfig config = make_config(*backend, o);
   ModelProfile ceilings(o.profile_path);
+  if (o.run.dry_run) {
+    overlap::validate(*backend, config);
+    return dry_run_with_ceilings(*backend, ceilings, config.device, config.host == MemoryKind::pageable,
+                                 {"overlap", overlap::plan_run(config)}, out);
+  }
 
   Results results = start_results(*backend, command_line, out);
   overlap::validate(*backend, config);

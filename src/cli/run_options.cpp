@@ -32,6 +32,9 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_option("--devices", options.devices, "several GPUs, e.g. 0,1,2,3 (peer figures need two or more)");
   command.add_flag("--quick", options.quick, "a fast pass: fewer sizes and repetitions");
   command.add_flag("-q,--quiet", options.quiet, "no progress lines on standard error");
+  command.add_flag("--dry-run", options.dry_run,
+                   "list the steps the run would take, each with a time estimate, and stop: nothing is measured or "
+                   "written (estimates from --profile's rates where a workload takes one, else nominal ones)");
   command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)")
       ->check(writable_file());
   command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)")->check(writable_file());

@@ -17,11 +17,12 @@ struct RunOptions {
   std::string devices;  // "0,1,2"
   bool quick = false;
   bool quiet = false;
+  bool dry_run = false;
   std::string json_path;
   std::string csv_path;
 };
 
-// --json and --csv, each refused at once (before any measuring) when it cannot be written.
+// --dry-run; --json and --csv, each refused at once (before any measuring) when it cannot be written.
 void add_run_options(CLI::App& command, RunOptions& options);
 
 // An option check: the path can be written (its folder exists and takes a new file).

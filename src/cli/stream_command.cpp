@@ -109,6 +109,11 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   stream::StreamConfig config = make_config(*backend, o, tuning);
   ModelProfile ceilings(o.profile_path);
+  if (o.run.dry_run) {
+    stream::validate(*backend, config);
+    return dry_run_with_ceilings(*backend, ceilings, config.device, false,
+                                 {tuning ? "tune stream" : "stream", stream::plan_run(config, backend->capabilities())}, out);
+  }
 
   Results results = start_results(*backend, command_line, out);
   stream::validate(*backend, config);

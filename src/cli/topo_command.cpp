@@ -50,6 +50,9 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const topo::TopoConfig config = make_config(*backend, o, w);
   topo::validate(*backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
+  if (o.run.dry_run)
+    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, true,
+                                   {"topo", topo::plan_run(*backend, w, backend->describe_machine(), config)}, shown);
   Results results = start_results(*backend, command_line, shown);
   // The direct topologies' peaks are set beside link's peer copies.
   const LinkPeers peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);

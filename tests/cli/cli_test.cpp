@@ -13,22 +13,12 @@
 #include <sstream>
 
 #include "backend/select.hpp"
+#include "cli/run_ferry.hpp"  // tests/cli
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 
 namespace ferry {
 namespace {
-
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-Outcome ferry(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = ferry_main(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // A fast emulated link run; the test adds what it is about.
 std::vector<std::string> quick_link(std::vector<std::string> more) {
