@@ -86,8 +86,9 @@ Pace dry_run_pace(const Machine& machine, const model::MachineProfile* profile, 
   // Nominal shares of the theoretical rates, near what link measures on H100 and H200.
   pace.link_Bps = 0.8 * model::pcie_Bps(gpu.pcie.max_generation, gpu.pcie.max_width);
   pace.device_Bps = 0.8 * gpu.memory_bandwidth_Bps;
-  int nvlinks = 0;
-  for (const PeerFacts& p : machine.peers) nvlinks = nvlinks > 0 && p.nvlinks > 0 ? std::min(nvlinks, p.nvlinks) : std::max(nvlinks, p.nvlinks);
+  int nvlinks = 0;  // the pair with the fewest, of those NVML reports
+  for (const PeerFacts& p : machine.peers)
+    if (p.nvlinks > 0) nvlinks = nvlinks == 0 ? p.nvlinks : std::min(nvlinks, p.nvlinks);
   pace.peer_Bps = nvlinks > 0 ? nvlinks * 20e9 : pace.link_Bps;
   pace.wait_s = 10e-6;
   pace.launch_s = 2.5e-6;

@@ -76,8 +76,8 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   if (o.run.dry_run) {
     link::validate(*backend, config);
     const Machine machine = backend->describe_machine();
-    return print_dry_run(machine, {{"link", link_plan(*backend, config)}}, dry_run_pace(machine, nullptr, config.devices.front()),
-                         out);
+    return print_dry_run(machine, {{"link", link_plan(*backend, config)}},
+                         dry_run_pace(machine, nullptr, config.devices.front()), out);
   }
 
   Results results = start_results(*backend, command_line, out);

@@ -23,7 +23,6 @@ class ModelProfile {
   // The profile file's contents; null when the ceilings are to be measured.
   const model::MachineProfile* file() const { return from_file_ ? &*from_file_ : nullptr; }
 
-
  private:
   std::string path_;
   std::optional<model::MachineProfile> from_file_;

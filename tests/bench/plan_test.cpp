@@ -5,7 +5,14 @@
 namespace ferry {
 namespace {
 
-const Pace pace{.link_Bps = 10e9, .device_Bps = 1000e9, .peer_Bps = 100e9, .host_Bps = 5e9, .wait_s = 10e-6, .basis = "test"};
+const Pace pace{.link_Bps = 10e9,
+                .device_Bps = 1000e9,
+                .peer_Bps = 100e9,
+                .host_Bps = 5e9,
+                .wait_s = 10e-6,
+                .launch_s = 2e-6,
+                .handoff_s = 3e-6,
+                .basis = "test"};
 
 TEST(Plan, AFixedRepeatTakesItsWarmUpsAndSamplesOfTimedAndUntimedWork) {
   // 1 GB over the link (0.1 s) and 1 GB checked by the host (0.2 s), 2 + 5 times.
@@ -23,6 +30,11 @@ TEST(Plan, ARepeatWithAMinimumTimeSamplesUntilTheTimedPartReachesIt) {
   // 4 ms a sample: 13 samples reach 0.05 s.
   step.sample = {.link_bytes = 40e6};
   EXPECT_NEAR(estimate_seconds(step, pace), 15 * 0.004, 1e-9);
+}
+
+TEST(Plan, WaitsLaunchesAndHandoffsEachPayTheirOwnPrice) {
+  const PlannedStep step{.what = "x", .repeat = {0, 1, 1, 0}, .sample = {.waits = 1, .launches = 10, .handoffs = 100}};
+  EXPECT_NEAR(estimate_seconds(step, pace), 10e-6 + 10 * 2e-6 + 100 * 3e-6, 1e-12);
 }
 
 TEST(Plan, TrialsSetUpAndCalibratedSamplesAddUp) {
