@@ -66,6 +66,27 @@ TEST(Profile, AMalformedOrForeignFileIsOneClearError) {
   }
 }
 
+TEST(Profile, AWholeNumberFieldHoldingAFloatOrTooLargeANumberIsRefusedNamingIt) {
+  // nlohmann converts either to an int with undefined behaviour (found by fuzzing under UBSan).
+  MachineProfile p;
+  p.backend = "cuda";
+  p.devices.push_back({.device = 0, .h2d_Bps = 1e9});
+  const std::string good = profile_to_json(p);
+  ASSERT_EQ(profile_from_json(good, "p.json").devices.size(), 1u);
+  const auto at = good.find("\"device\": 0");
+  ASSERT_NE(at, std::string::npos) << good;
+  for (const char* value : {"0.5", "4294967296", "-2147483649", "1e300"}) {
+    std::string bad = good;
+    bad.replace(at, std::string("\"device\": 0").size(), std::string("\"device\": ") + value);
+    try {
+      profile_from_json(bad, "p.json");
+      ADD_FAILURE() << "accepted device " << value;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("\"device\" is"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   MachineProfile p;
   p.backend = "cuda";
