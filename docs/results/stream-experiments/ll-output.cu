@@ -30,7 +30,15 @@
 //               through, so no result waits in L2 for the fence);
 //   dirty       fresh, with the chunk's input written and its output poisoned
 //               by the host just before its doorbell (untimed), so both are
-//               in the host core's caches when the GPU reaches for them.
+//               in the host core's caches when the GPU reaches for them;
+//   link echo   echo as link's flag round trip does it: an acquire load and
+//               a clock read per poll, the reply a system-scope release store;
+//   d+relaxed   dirty, its doorbell polled with relaxed system-scope loads;
+//   d+acquire   dirty, with the acquire fence once the doorbell is seen;
+//   d+release   dirty, its flag a system-scope release store (no fence before);
+//   ferry-like  dirty, with ferry's memory operations: relaxed system-scope
+//               polls, the acquire fence once the doorbell is seen, plain
+//               loads and stores, and the flag a system-scope release store.
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
@@ -52,8 +60,10 @@
 
 constexpr int threads = 256;
 constexpr int words = 1024;  // 4 KiB of 32-bit input words, four a thread
-enum Mode { echo, fence_flag, flag_only, tagged, acq_fence, acq_load, fresh, plain, dirty };
-const char* names[] = {"echo", "fence+flag", "flag only", "tagged", "acq fence", "acq load", "fresh", "plain", "dirty"};
+enum Mode { echo, fence_flag, flag_only, tagged, acq_fence, acq_load, fresh, plain, dirty, d_relaxed, d_acquire, d_release,
+            ferry_like, link_echo };
+const char* names[] = {"echo",  "fence+flag", "flag only", "tagged",    "acq fence",  "acq load",  "fresh",
+                       "plain", "dirty",      "d+relaxed", "d+acquire", "d+release", "ferry-like", "link echo"};
 constexpr std::uint64_t fresh_chunks = (256u << 20) / (words * 4);
 
 __device__ std::uint32_t work(std::uint32_t x) { return x * 2654435761u + 12345u; }
@@ -63,21 +73,45 @@ __global__ void chunks(Mode mode, int count, const volatile std::uint64_t* doorb
   for (int c = 1; c <= count; ++c) {
     if (threadIdx.x == 0) {
       long long spins = 0;
-      while (*doorbell < static_cast<std::uint64_t>(c))
-        if (++spins > (1ll << 34)) asm volatile("trap;");  // the host is gone: no hang
-      if (mode == acq_fence) cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+      if (mode == link_echo) {
+        cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system> bell(*const_cast<std::uint64_t*>(doorbell));
+        std::uint64_t now;
+        for (;;) {
+          const std::uint64_t value = bell.load(cuda::memory_order_acquire);
+          asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+          if (value >= static_cast<std::uint64_t>(c)) break;
+          if (++spins > (1ll << 34)) asm volatile("trap;");
+        }
+        cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(done))
+            .store(c + (now & 0), cuda::memory_order_release);
+      }
+      // One poll loop a mode: a second loop would read the doorbell once more, a PCIe round trip.
+      if (mode == ferry_like || mode == d_relaxed) {
+        cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system> bell(*const_cast<std::uint64_t*>(doorbell));
+        while (bell.load(cuda::memory_order_relaxed) < static_cast<std::uint64_t>(c))
+          if (++spins > (1ll << 34)) asm volatile("trap;");
+      } else if (mode != link_echo) {
+        while (*doorbell < static_cast<std::uint64_t>(c))
+          if (++spins > (1ll << 34)) asm volatile("trap;");  // the host is gone: no hang
+      }
+      if (mode == acq_fence || mode == ferry_like || mode == d_acquire) cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
       if (mode == acq_load)
         (void)cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(doorbell))
             .load(cuda::memory_order_acquire);
     }
     __syncthreads();
+    if (mode == link_echo) {
+      __syncthreads();
+      continue;
+    }
     if (mode == echo) {
       if (threadIdx.x == 0) *done = c;
       __syncthreads();
       continue;
     }
-    const std::uint64_t at = mode == fresh || mode == plain || mode == dirty ? (c % fresh_chunks) * (threads) : 0;  // in uint4s
-    const uint4 v = mode == plain ? in[at + threadIdx.x] : __ldcv(in + at + threadIdx.x);  // across PCIe
+    const std::uint64_t at = mode >= fresh && mode <= ferry_like ? (c % fresh_chunks) * (threads) : 0;  // in uint4s
+    const bool plain_access = mode == plain || mode == ferry_like;
+    const uint4 v = plain_access ? in[at + threadIdx.x] : __ldcv(in + at + threadIdx.x);  // across PCIe
     const std::uint32_t r[4] = {work(v.x) + c, work(v.y) + c, work(v.z) + c, work(v.w) + c};
     if (mode == tagged) {
       // An 8-byte store reaches the host whole: the tag cannot arrive without its value.
@@ -85,16 +119,17 @@ __global__ void chunks(Mode mode, int count, const volatile std::uint64_t* doorb
         reinterpret_cast<volatile std::uint64_t*>(out_tagged)[4 * threadIdx.x + k] =
             static_cast<std::uint64_t>(c) << 32 | r[k];
     } else {
-      if (mode == plain) out[at + threadIdx.x] = uint4{r[0], r[1], r[2], r[3]};
+      if (plain_access) out[at + threadIdx.x] = uint4{r[0], r[1], r[2], r[3]};
       else __stwt(out + at + threadIdx.x, uint4{r[0], r[1], r[2], r[3]});
     }
     __syncthreads();
     if (mode != tagged && threadIdx.x == 0) {
-      if (mode == acq_fence || mode == acq_load) {
+      if (mode == acq_fence || mode == acq_load || mode == ferry_like || mode == d_release) {
         cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(done))
             .store(c, cuda::memory_order_release);
       } else {
-        if (mode == fence_flag || mode == fresh || mode == plain || mode == dirty) __threadfence_system();
+        if (mode == fence_flag || mode == fresh || mode == plain || mode == dirty || mode == d_relaxed || mode == d_acquire)
+          __threadfence_system();
         *done = c;
       }
     }
@@ -128,7 +163,8 @@ int main(int argc, char** argv) {
   std::printf("%-11s %9s %9s %9s %9s  %s\n", "mode", "median us", "p10 us", "p90 us", "x echo", "check");
 
   double echo_median = 0;
-  for (Mode mode : {echo, fence_flag, flag_only, tagged, acq_fence, acq_load, fresh, plain, dirty}) {
+  for (Mode mode : {echo, fence_flag, flag_only, tagged, acq_fence, acq_load, fresh, plain, dirty, d_relaxed, d_acquire,
+                    d_release, ferry_like, link_echo}) {
     volatile std::uint64_t* doorbell = flags;
     volatile std::uint64_t* done = flags + 16;
     *doorbell = 0;
@@ -141,7 +177,7 @@ int main(int argc, char** argv) {
     std::vector<double> us;
     long wrong = 0;
     for (int c = 1; c <= total; ++c) {
-      if (mode == dirty) {
+      if (mode >= dirty && mode <= ferry_like) {
         const std::uint64_t at = (c % fresh_chunks) * words;
         for (int i = 0; i < words; ++i) in[at + i] = 0x9E3779B9u * (i + 1);
         std::fill(out + at, out + at + words, 0xA5A5A5A5u);
@@ -159,10 +195,11 @@ int main(int argc, char** argv) {
       }
       const auto end = std::chrono::steady_clock::now();
       if (c > warmup) us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
-      if (mode != echo) {  // every value of this chunk, as the host reads it once it has seen the chunk back
+      if (mode != echo && mode != link_echo) {  // every value of this chunk, as the host reads it once it has seen the chunk back
         for (int i = 0; i < words; ++i) {
           const std::uint32_t expected = in[i] * 2654435761u + 12345u + c;
-          const std::uint64_t at = mode == fresh || mode == plain || mode == dirty ? (c % fresh_chunks) * words : 0;
+          const std::uint64_t at =
+              mode >= fresh && mode <= ferry_like ? (c % fresh_chunks) * words : 0;
           const std::uint32_t got = mode == tagged ? static_cast<std::uint32_t>(tag_out[i]) : out[at + i];
           wrong += got != expected;
         }
