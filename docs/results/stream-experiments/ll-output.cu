@@ -39,6 +39,9 @@
 //   ferry-like  dirty, with ferry's memory operations: relaxed system-scope
 //               polls, the acquire fence once the doorbell is seen, plain
 //               loads and stores, and the flag a system-scope release store.
+//
+// "data cycles" is the SM's clock from the doorbell seen (and any fence after
+// it) to every result stored and the block met again: the chunk's own path.
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
@@ -69,8 +72,9 @@ constexpr std::uint64_t fresh_chunks = (256u << 20) / (words * 4);
 __device__ std::uint32_t work(std::uint32_t x) { return x * 2654435761u + 12345u; }
 
 __global__ void chunks(Mode mode, int count, const volatile std::uint64_t* doorbell, volatile std::uint64_t* done,
-                       const uint4* in, uint4* out, std::uint64_t* out_tagged) {
+                       const uint4* in, uint4* out, std::uint64_t* out_tagged, long long* cycles) {
   for (int c = 1; c <= count; ++c) {
+    long long seen = 0;
     if (threadIdx.x == 0) {
       long long spins = 0;
       if (mode == link_echo) {
@@ -98,6 +102,7 @@ __global__ void chunks(Mode mode, int count, const volatile std::uint64_t* doorb
       if (mode == acq_load)
         (void)cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(doorbell))
             .load(cuda::memory_order_acquire);
+      seen = clock64();
     }
     __syncthreads();
     if (mode == link_echo) {
@@ -123,6 +128,7 @@ __global__ void chunks(Mode mode, int count, const volatile std::uint64_t* doorb
       else __stwt(out + at + threadIdx.x, uint4{r[0], r[1], r[2], r[3]});
     }
     __syncthreads();
+    if (threadIdx.x == 0) cycles[c] = clock64() - seen;  // the doorbell seen -> every result stored
     if (mode != tagged && threadIdx.x == 0) {
       if (mode == acq_fence || mode == acq_load || mode == ferry_like || mode == d_release) {
         cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(done))
@@ -144,6 +150,7 @@ int main(int argc, char** argv) {
   std::uint32_t *in, *out;
   uint4 *d_in, *d_out;
   std::uint64_t *tag_out, *d_tag_out;
+  long long* d_cycles;
   CHECK(cudaHostAlloc(&flags, 256, cudaHostAllocMapped));
   CHECK(cudaHostAlloc(&in, fresh_chunks * words * 4, cudaHostAllocMapped));
   CHECK(cudaHostAlloc(&out, fresh_chunks * words * 4, cudaHostAllocMapped));
@@ -153,6 +160,8 @@ int main(int argc, char** argv) {
   CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_out), out, 0));
   CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_tag_out), tag_out, 0));
   for (std::uint64_t i = 0; i < fresh_chunks * words; ++i) in[i] = 0x9E3779B9u * (i % words + 1);
+  CHECK(cudaMalloc(&d_cycles, (warmup + count + 1) * sizeof(long long)));
+  std::vector<long long> cycles(warmup + count + 1);
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   int device = 0;
@@ -160,7 +169,7 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDevice(&device));
   CHECK(cudaGetDeviceProperties(&prop, device));
   std::printf("%s, %d chunks of 4 KiB after %d warm-up, host steady clock per chunk\n", prop.name, count, warmup);
-  std::printf("%-11s %9s %9s %9s %9s  %s\n", "mode", "median us", "p10 us", "p90 us", "x echo", "check");
+  std::printf("%-11s %9s %9s %9s %9s %13s  %s\n", "mode", "median us", "p10 us", "p90 us", "x echo", "data cycles", "check");
 
   double echo_median = 0;
   for (Mode mode : {echo, fence_flag, flag_only, tagged, acq_fence, acq_load, fresh, plain, dirty, d_relaxed, d_acquire,
@@ -172,7 +181,7 @@ int main(int argc, char** argv) {
     std::fill(out, out + fresh_chunks * words, 0u);
     std::fill(tag_out, tag_out + words, std::uint64_t{0});
     const int total = warmup + count;
-    chunks<<<1, threads, 0, stream>>>(mode, total, d_flags, d_flags + 16, d_in, d_out, d_tag_out);
+    chunks<<<1, threads, 0, stream>>>(mode, total, d_flags, d_flags + 16, d_in, d_out, d_tag_out, d_cycles);
     CHECK(cudaGetLastError());
     std::vector<double> us;
     long wrong = 0;
@@ -206,11 +215,15 @@ int main(int argc, char** argv) {
       }
     }
     CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaMemcpy(cycles.data(), d_cycles, cycles.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    std::vector<long long> path(cycles.begin() + warmup + 1, cycles.end());
+    std::sort(path.begin(), path.end());
     std::sort(us.begin(), us.end());
     const double median = us[us.size() / 2];
     if (mode == echo) echo_median = median;
-    std::printf("%-11s %9.2f %9.2f %9.2f %9.2f  %s\n", names[mode], median, us[us.size() / 10], us[us.size() * 9 / 10],
-                median / echo_median, mode == echo ? "-" : wrong == 0 ? "every word right" : "WRONG WORDS");
+    std::printf("%-11s %9.2f %9.2f %9.2f %9.2f %13lld  %s\n", names[mode], median, us[us.size() / 10], us[us.size() * 9 / 10],
+                median / echo_median, mode == echo || mode == link_echo ? 0ll : path[path.size() / 2],
+                mode == echo ? "-" : wrong == 0 ? "every word right" : "WRONG WORDS");
     if (wrong) std::printf("  %ld wrong words (flag only may show the flag overtaking the data)\n", wrong);
   }
   return 0;
