@@ -155,9 +155,55 @@ def _results(doc: Any, path: Path, label: str) -> Results:
         created_utc=_get(doc, "created_utc", str, "", optional=True) or "",
         command_line=_get(doc, "command_line", list, "", optional=True) or [],
         verification=_get(doc, "verification", str, ""),
-        machine=_get(doc, "machine", dict, ""),
+        machine=_machine(_get(doc, "machine", dict, "")),
         workloads=parsed,
     )
+
+
+# The machine facts the report and compare print, and what each must be when
+# present. A fact that is missing or null is left out, and its reader shows
+# "?" or nothing (found by fuzzing: `"gpus": null` and `"gpus": [null]`
+# crashed compare).
+_MACHINE_FACTS = {"backend": str, "timings": str, "driver_version": str, "runtime_version": str}
+_HOST_FACTS = {"hostname": str, "cpu": str, "os": str, "logical_cores": _NUMBER, "memory_bytes": _NUMBER}
+_GPU_FACTS = {"index": _NUMBER, "name": str, "pci_bus_id": str, "memory_bytes": _NUMBER, "multiprocessors": _NUMBER,
+              "compute_capability": str, "memory_bandwidth_GBps": _NUMBER, "nvlinks": _NUMBER}
+_PCIE_FACTS = {"generation": _NUMBER, "width": _NUMBER, "max_generation": _NUMBER, "max_width": _NUMBER, "source": str}
+_PEER_FACTS = {"from": _NUMBER, "to": _NUMBER, "direct_access": bool, "nvlinks": _NUMBER, "nvlink_version": _NUMBER}
+
+
+def _facts(obj: dict, kinds: dict, where: str) -> dict:
+    """obj's known facts, each checked; unknown keys pass through, null ones are dropped."""
+    out = {k: v for k, v in obj.items() if k not in kinds}
+    for key, kind in kinds.items():
+        value = _get(obj, key, kind, where, optional=True)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _objects(obj: dict, key: str, where: str) -> list:
+    items = _get(obj, key, list, where, optional=True) or []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise _Malformed(f"{where}{key}[{i}] is {json.dumps(item)[:40]}, not an object")
+    return items
+
+
+def _machine(m: dict) -> dict:
+    machine = _facts(m, _MACHINE_FACTS, "machine.")
+    host = _get(m, "host", dict, "machine.", optional=True)
+    machine["host"] = _facts(host, _HOST_FACTS, "machine.host.") if host is not None else {}
+    gpus = []
+    for i, g in enumerate(_objects(m, "gpus", "machine.")):
+        where = f"machine.gpus[{i}]."
+        gpu = _facts(g, _GPU_FACTS, where)
+        pcie = _get(g, "pcie", dict, where, optional=True)
+        gpu["pcie"] = _facts(pcie, _PCIE_FACTS, f"{where}pcie.") if pcie is not None else {}
+        gpus.append(gpu)
+    machine["gpus"] = gpus
+    machine["peers"] = [_facts(p, _PEER_FACTS, f"machine.peers[{i}].") for i, p in enumerate(_objects(m, "peers", "machine."))]
+    return machine
 
 
 def _workload(w: Any, where: str, for_model: bool) -> Workload:

@@ -47,6 +47,36 @@ def test_a_malformed_or_foreign_file_is_one_error_naming_the_file_and_the_proble
     assert str(path) in str(error.value) and message in str(error.value)
 
 
+def _with_machine(**changes) -> dict:
+    doc = document(rows=[row()])
+    doc["machine"].update(changes)
+    return doc
+
+
+@pytest.mark.parametrize("doc, message", [
+    # Found by fuzzing: each crashed `ferry compare` when it printed the machine.
+    (_with_machine(gpus=None), None),
+    (_with_machine(gpus=[None]), "machine.gpus[0] is null, not an object"),
+    (_with_machine(gpus=[{"name": 5}]), "machine.gpus[0].name is 5, not a string"),
+    (_with_machine(gpus=[{"name": "H100", "pcie": 5}]), "machine.gpus[0].pcie is 5, not an object"),
+    (_with_machine(gpus=[{"name": "H100", "memory_bytes": "80G"}]), "machine.gpus[0].memory_bytes is \"80G\", not a number"),
+    (_with_machine(host="h"), "machine.host is \"h\", not an object"),
+    (_with_machine(peers=[{"from": 0, "to": 1, "nvlinks": "18"}]), "machine.peers[0].nvlinks is \"18\", not a number"),
+    (_with_machine(backend=None, host=None), None),
+])
+def test_a_machine_whose_facts_are_malformed_is_refused_naming_the_fact_or_read_without_the_null_ones(
+        make_results, doc, message):
+    path = make_results("machine.json", doc)
+    if message is None:
+        results = load(path)  # a null fact is as good as a missing one
+        assert results.gpus() == "no GPU"
+        assert results.machine.get("backend", "?") in ("emu", "?")
+        return
+    with pytest.raises(ResultsError) as error:
+        load(path)
+    assert message in str(error.value), str(error.value)
+
+
 def test_a_missing_file_is_named(tmp_path):
     with pytest.raises(ResultsError, match="cannot read '.*nowhere.json'"):
         load(tmp_path / "nowhere.json")
