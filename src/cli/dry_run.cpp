@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bench/link/link_kernels.hpp"
 #include "core/clock.hpp"
 #include "core/host_parallel.hpp"
 #include "core/progress.hpp"
@@ -98,11 +97,6 @@ Pace dry_run_pace(const Machine& machine, const model::MachineProfile* profile, 
                            model::pcie_name(gpu.pcie.max_generation, gpu.pcie.max_width), device,
                            nvlinks > 0 ? fmt::format(", 20 GB/s per NVLink ({})", nvlinks) : "", host);
   return pace;
-}
-
-Plan link_plan(Backend& backend, const link::LinkConfig& config) {
-  return link::plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
-                        [&](int d) { return link::loaded_resident_teams(*backend.make_stream(d)); });
 }
 
 int print_dry_run(const Machine& machine, const std::vector<PlannedWorkload>& workloads, const Pace& pace,

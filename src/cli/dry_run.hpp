@@ -8,7 +8,6 @@
 
 #include "backend/backend.hpp"
 #include "bench/common/plan.hpp"
-#include "bench/link/link.hpp"
 #include "core/machine.hpp"
 #include "model/profile.hpp"
 
@@ -24,9 +23,6 @@ struct PlannedWorkload {
 // `device`); else, on a GPU, nominal ones from its properties (PCIe generation
 // and width, memory bus, NVLinks); on the emulator, a copy the host times now.
 Pace dry_run_pace(const Machine& machine, const model::MachineProfile* profile, int device);
-
-// link's steps for `config`, asking the backend what its devices can do.
-Plan link_plan(Backend& backend, const link::LinkConfig& config);
 
 // The steps, one line each with its estimate, what would be left out, and the
 // total. Returns the exit code: 0.

@@ -76,7 +76,7 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   if (o.run.dry_run) {
     link::validate(*backend, config);
     const Machine machine = backend->describe_machine();
-    return print_dry_run(machine, {{"link", link_plan(*backend, config)}},
+    return print_dry_run(machine, {{"link", link::plan_run(*backend, config)}},
                          dry_run_pace(machine, nullptr, config.devices.front()), out);
   }
 

@@ -26,7 +26,7 @@ int dry_run_with_link_peers(Backend& backend, const std::string& profile_path, c
   if (!profile_path.empty()) profile = model::read_profile(profile_path);
   std::vector<PlannedWorkload> planned;
   if (wants_peers && !profile && !world.distributed() && devices.size() >= 2)
-    planned.push_back({"link", link_plan(backend, link::LinkConfig::for_peers(backend.capabilities(), devices))});
+    planned.push_back({"link", link::plan_run(backend, link::LinkConfig::for_peers(backend.capabilities(), devices))});
   workload.caveat = "a transport that cannot run here is found out when it opens: its steps then leave the run";
   planned.push_back(std::move(workload));
   const Machine machine = backend.describe_machine();

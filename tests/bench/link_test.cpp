@@ -5,7 +5,6 @@
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
-#include "bench/link/link_kernels.hpp"
 #include "bench/plan_texts.hpp"
 #include "core/error.hpp"
 
@@ -24,8 +23,7 @@ void expect_the_plan_is_the_run(Backend& backend, const LinkConfig& config) {
   progress.keep_steps();
   const LinkOutcome out = run(backend, backend.describe_machine(), config, progress);
   EXPECT_TRUE(out.result.passed());
-  const Plan plan = plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
-                             [&](int d) { return loaded_resident_teams(*backend.make_stream(d)); });
+  const Plan plan = plan_run(backend, config);
   EXPECT_EQ(progress.kept_steps(), texts(plan)) << "--dry-run and the progress total list the steps the run takes";
   EXPECT_EQ(progress.steps_expected(), progress.steps_taken());
 }

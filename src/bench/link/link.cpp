@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <set>
 
-#include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -180,12 +179,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };
 
-  progress.expect(plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
-                           [&](int d) {
-                             auto stream = backend.make_stream(d);
-                             return loaded_resident_teams(*stream);
-                           })
-                      .steps.size());
+  progress.expect(plan_run(backend, config).steps.size());
 
   run.outcome.profile.backend = backend.name();
   run.outcome.profile.gpu_timings = backend.capabilities().gpu_timings;

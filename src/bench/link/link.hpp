@@ -57,6 +57,8 @@ void validate(Backend& backend, const LinkConfig& config);
 // the device holds at once) are asked of a device only where a step needs them.
 Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
               const std::function<DeviceFeatures(int)>& features, const std::function<int(int)>& resident_teams);
+// The same, asking `backend` (a stream per device for the occupancy query).
+Plan plan_run(Backend& backend, const LinkConfig& config);
 
 // `machine` is the backend's description (Backend::describe_machine), taken once by the caller.
 LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& config, const Progress& progress);

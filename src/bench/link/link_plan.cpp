@@ -126,4 +126,9 @@ Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
   return planner.plan;
 }
 
+Plan plan_run(Backend& backend, const LinkConfig& config) {
+  return plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
+                  [&](int d) { return loaded_resident_teams(*backend.make_stream(d)); });
+}
+
 }  // namespace ferry::link

@@ -29,9 +29,11 @@ FERRY_HD inline std::uint32_t input_word(std::uint64_t i, std::uint64_t seed) {
 // and each stage adds a different constant, so a skipped stage cannot pass.
 FERRY_HD inline std::uint32_t stage_constant(int stage) { return 0x7F4A7C15u * static_cast<std::uint32_t>(stage + 1) | 1u; }
 
+FERRY_HD inline std::uint32_t stage_round(std::uint32_t x, std::uint32_t add) { return x * 0x9E3779B1u + add; }
+
 FERRY_HD inline std::uint32_t stage_function(std::uint32_t x, int stage, int rounds) {
   const std::uint32_t add = stage_constant(stage);
-  for (int r = 0; r < rounds; ++r) x = x * 0x9E3779B1u + add;
+  for (int r = 0; r < rounds; ++r) x = stage_round(x, add);
   return x;
 }
 
@@ -50,7 +52,7 @@ FERRY_HD inline Quad stage_quad(Quad q, int first_stage, int stage_count, int ro
     const std::uint32_t add = stage_constant(s);
     for (int r = 0; r < rounds; ++r) {
       FERRY_UNROLL
-      for (auto& w : q.word) w = w * 0x9E3779B1u + add;
+      for (auto& w : q.word) w = stage_round(w, add);
     }
   }
   return q;

@@ -193,15 +193,16 @@ std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machin
   for (Section s : sweep_sections()) result.sections.push_back(std::move(s));
   result.notes.push_back(fmt::format("model ceilings: {}", config.profile_origin));
   const std::vector<Point> points = points_of(config, backend.capabilities(), result.skipped);
-  progress.expect(plan_run(config, backend.capabilities()).steps.size());
-  progress.step("compute ceiling of the stage kernels");
+  // The plan's steps are the run's: the ceiling, then a step per point, in order.
+  const Plan plan = plan_run(config, backend.capabilities());
+  progress.expect(plan.steps.size());
+  progress.step(plan.steps.front().what);
   const Ceilings ceilings = measure_ceilings(backend, config, profile, result);
   StreamBench bench(backend, machine, config);
 
   std::vector<MeasuredPoint> measured;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    progress.step(fmt::format("[{}/{}] {}: {} chunks x {} passes", i + 1, points.size(), point_name(points[i]),
-                              bench.chunks_of(points[i]), config.iterations));
+    progress.step(plan.steps[1 + i].what);
     measured.push_back(measure_point(bench, points[i], config, ceilings));
   }
   for (const auto& p : measured) result.rows.push_back(p.latency);
