@@ -163,6 +163,17 @@ FERRY_HD inline void fence_release_device() {
 #endif
 }
 
+// The same before relaxed stores that the host acts on: system scope, so the
+// earlier writes (this thread's, and those it acquired from other teams)
+// reach host memory first. One fence can then cover several flags.
+FERRY_HD inline void fence_release_system() {
+#if defined(__CUDACC__)
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+#else
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
 // Adds one and returns the count before; no ordering of its own.
 FERRY_HD inline std::uint64_t increment_relaxed_device(std::uint64_t* counter) {
 #if defined(__CUDACC__)

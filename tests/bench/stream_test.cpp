@@ -8,6 +8,7 @@
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
+#include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "core/error.hpp"
 
@@ -106,11 +107,11 @@ TEST(Stream, TheFusedDesignRunsAGroupOfTeamsPerRingSlotOrSharesGroupsWhenTheDevi
     EXPECT_EQ(find_row(result, "latency", Design::fused, 64 << 10, depth).sample_count(), 16u * config.iterations);
 }
 
-TEST(Stream, ThePoolSplitsChunksIntoPiecesThatAnyWorkerTakesAndFlagsEachChunkOnce) {
+TEST(Stream, ThePoolDealsEveryChunkToItsWorkersAndFlagsEachChunkOnceWhateverItsSize) {
   emu::EmuBackend backend;
   StreamConfig config = small_config();
   config.designs = {Design::pool};
-  config.total_bytes = (1 << 20) + (40 << 10);  // 16 chunks of four 16 KiB pieces, then one of two and a half
+  config.total_bytes = (1 << 20) + (40 << 10);  // 16 chunks of 64 KiB, then one of 40 KiB
   config.chunk_bytes = {64 << 10};
   config.depths = {1, 2, 5};
   config.stages = 4;
@@ -120,6 +121,48 @@ TEST(Stream, ThePoolSplitsChunksIntoPiecesThatAnyWorkerTakesAndFlagsEachChunkOnc
     const Row& latency = find_row(result, "latency", Design::pool, 64 << 10, depth);
     EXPECT_EQ(latency.check, Check::passed);
     EXPECT_EQ(latency.sample_count(), 17u * config.iterations);
+  }
+  // Chunks of one and three quads: fewer quads than the pool has lanes, so a
+  // worker has nothing in some chunks and must pass them by.
+  config.total_bytes = 4 << 10;
+  config.chunk_bytes = {16, 48};
+  config.depths = {3};
+  const WorkloadResult tiny = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  EXPECT_TRUE(tiny.passed());
+  EXPECT_EQ(find_row(tiny, "latency", Design::pool, 16, 3).sample_count(), 256u * config.iterations);
+  EXPECT_EQ(find_row(tiny, "latency", Design::pool, 48, 3).sample_count(), 86u * config.iterations);
+}
+
+// Every quad goes to exactly one lane, g % lanes, and a worker passes by
+// exactly the chunks that hold none of its lanes: against counting each
+// chunk's quads one by one, for chunks smaller than, equal to and larger
+// than the pool, and a partial last chunk.
+TEST(Stream, APoolWorkerSkipsExactlyTheChunksThatHoldNoneOfItsLanes) {
+  for (const std::uint64_t chunk_quads : {1ull, 3ull, 100ull, 256ull, 1000ull, 1024ull, 1500ull, 5000ull}) {
+    PoolStream pool{};
+    pool.workers = 4;
+    const int team_size = 256;
+    pool.chunk_quads = chunk_quads;
+    pool.total_quads = 20 * chunk_quads + chunk_quads / 2 + 1;
+    pool.chunks = (pool.total_quads + chunk_quads - 1) / chunk_quads;
+    const std::uint64_t lanes = 4 * team_size;
+    for (int w = 0; w < pool.workers; ++w) {
+      std::uint64_t next = pool.next_with_quads(0, w, team_size);
+      for (std::uint64_t c = 0; c < pool.chunks; ++c) {
+        bool holds = false;
+        for (std::uint64_t g = c * chunk_quads; g < std::min((c + 1) * chunk_quads, pool.total_quads); ++g)
+          holds = holds || g % lanes / team_size == static_cast<std::uint64_t>(w);
+        EXPECT_EQ(pool.has_quads(c, static_cast<std::uint64_t>(w) * team_size, team_size, lanes), holds)
+            << "chunk of " << chunk_quads << " quads, worker " << w << ", chunk " << c;
+        if (c == next) {
+          EXPECT_TRUE(holds) << "chunk of " << chunk_quads << " quads, worker " << w << ", chunk " << c;
+          next = pool.next_with_quads(c + 1, w, team_size);
+        } else {
+          EXPECT_FALSE(holds) << "skipped: chunk of " << chunk_quads << " quads, worker " << w << ", chunk " << c;
+        }
+      }
+      EXPECT_EQ(next, pool.chunks);
+    }
   }
 }
 

@@ -24,7 +24,7 @@ enum class Design {
   persistent,  // producer, stages and consumer launched once; chunks pass by flags
   graph,       // per chunk: one launch of a graph (copy in, kernel, copy out, flag) from a ring of them
   fused,       // launched once; each team reads, runs every stage and writes its slice: a doorbell per ring slot
-  pool,        // launched once; a pool of teams takes the released chunks' pieces in order
+  pool,        // launched once; the stream is dealt among a fixed pool of teams' threads
 };
 
 const std::vector<Design>& all_designs();

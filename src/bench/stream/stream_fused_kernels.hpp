@@ -1,9 +1,8 @@
 #pragma once
 // The kernels of the designs a GPU allows beyond the seed's: `fused` (a
 // persistent kernel whose every team runs all stages on its slice), `pool`
-// (a persistent pool of teams that takes the released chunks' pieces in
-// order) and `graph` (one graph launch per chunk, its completion raised in
-// host memory).
+// (a persistent pool of teams among whose threads the stream is dealt) and
+// `graph` (one graph launch per chunk, its completion raised in host memory).
 #include <cstdint>
 
 #include "bench/stream/stream_kernels.hpp"
@@ -67,19 +66,22 @@ struct FusedStream {
 };
 
 // Launched once per pass: a pool of `workers` teams, a watcher team and a
-// flagger team. The watcher polls the ring's doorbells over PCIe in chunk
-// order and publishes the count of released chunks in device memory. Each
-// worker takes the next piece (of `piece_quads`) of the released chunks, first
-// come first served, from a counter in device memory, reads it from mapped
-// input, runs every stage, writes mapped output and counts the piece done in
-// device memory. The flagger waits, in chunk order, for each chunk's pieces
-// to be counted and raises the slot's done flag in host memory.
-//
-// Only the flagger waits for writes to reach the host (a system-scope release,
-// a PCIe round trip behind every write queued before it); a worker's release
-// is device-scope, so it takes its next piece at once. The pool is as large
-// as keeps PCIe busy both ways and no larger, whatever the depth: every chunk
-// in flight shares it, so a chunk's latency follows the bytes ahead of it.
+// flagger team. The stream is dealt to the workers' threads like cards: quad
+// g goes to thread g % lanes (lanes = workers x threads per team), so every
+// chunk is spread over the workers, and a chunk smaller than the pool over
+// the next workers in turn. No one takes work at run time.
+// - The watcher reads every ring slot's doorbell at once over PCIe (one round
+//   trip whatever the depth) and publishes, in device memory, how many chunks
+//   are released.
+// - A worker waits for the next chunk that holds quads of its own, moves
+//   them (every thread keeps loads_in_flight reads going) and publishes, with
+//   a device-scope release, the next such chunk: every chunk before it is
+//   done as far as this worker goes.
+// - The flagger raises the done flag of every chunk that all workers are
+//   past, behind one system-scope fence: only it waits for writes to reach
+//   the host.
+// The pool is as large as keeps PCIe busy both ways and no larger, whatever
+// the depth: every chunk in flight shares it.
 struct PoolStream {
   int stages;
   int rounds;
@@ -88,44 +90,107 @@ struct PoolStream {
   std::uint64_t chunks;
   std::uint64_t chunk_quads;
   std::uint64_t total_quads;
-  std::uint64_t piece_quads;
-  std::uint64_t pieces_per_chunk;
   const Quad* input;               // mapped host memory
   Quad* output;                    // mapped host memory
   const std::uint64_t* doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
   std::uint64_t* done;             // mapped, flag_stride apart: the latest chunk number finished in the slot
   std::uint64_t* released;         // device memory: chunks released so far, or shutdown_bit
-  std::uint64_t* next_piece;       // device memory: pieces taken so far
-  std::uint64_t* pieces_done;      // device memory, per slot: pieces finished there this pass
+  std::uint64_t* past;             // device memory, per worker flag_stride apart: the worker is done with every chunk before this
   std::uint64_t* failure;          // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
 
+  // Reads this many doorbells, or workers' counts, before it looks at any: a
+  // load whose value is used at once holds back the issue of the next.
+  static constexpr int reads_at_once = 8;
+
+  FERRY_HD std::uint64_t chunk_end(std::uint64_t c) const {
+    return (c + 1) * chunk_quads < total_quads ? (c + 1) * chunk_quads : total_quads;
+  }
+
+  // Whether chunk c holds a quad dealt to lanes [first, first + count) of `lanes`.
+  FERRY_HD bool has_quads(std::uint64_t c, std::uint64_t first, std::uint64_t count, std::uint64_t lanes) const {
+    const std::uint64_t length = chunk_end(c) - c * chunk_quads;
+    if (length >= lanes) return true;
+    const std::uint64_t from = (c * chunk_quads) % lanes, to = from + length;  // the chunk's lanes: [from, to) mod lanes
+    return (from < first + count && first < to) || (to > lanes && first < to - lanes);
+  }
+
+  // The first chunk from c on that holds a quad of worker `worker`'s `team_size` lanes (chunks if none).
+  FERRY_HD std::uint64_t next_with_quads(std::uint64_t c, int worker, int team_size) const {
+    const auto count = static_cast<std::uint64_t>(team_size);
+    const std::uint64_t lanes = static_cast<std::uint64_t>(workers) * count;
+    while (c < chunks && !has_quads(c, static_cast<std::uint64_t>(worker) * count, count, lanes)) ++c;
+    return c;
+  }
+
   FERRY_HD void watch(std::uint64_t failed_team) const {
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-      const Wait wait = wait_past<true>(doorbells + (c % static_cast<std::uint64_t>(slots)) * flag_stride, c, timeout_ns);
-      if (wait == Wait::timed_out) store_release_system(failure, failed_team);
-      store_release_device(released, wait == Wait::go ? c + 1 : shutdown_bit);
-      if (wait != Wait::go) return;
+    const auto ring = static_cast<std::uint64_t>(slots);
+    std::uint64_t since = 0;
+    for (std::uint64_t c = 0, polls = 1; c < chunks; ++polls) {
+      std::uint64_t bell[reads_at_once];
+      FERRY_UNROLL
+      for (int k = 0; k < reads_at_once; ++k) {
+        const auto at = static_cast<std::uint64_t>(k);
+        bell[k] = at < ring && c + at < chunks ? load_relaxed_system(doorbells + ((c + at) % ring) * flag_stride) : 0;
+      }
+      std::uint64_t now = c;
+      FERRY_UNROLL
+      for (int k = 0; k < reads_at_once; ++k) {
+        const auto at = static_cast<std::uint64_t>(k);
+        if (now == c + at && (bell[k] & ~shutdown_bit) > c + at) now = c + at + 1;
+      }
+      if (now > c) {
+        fence_acquire_system();
+        store_release_device(released, now);
+        c = now;
+        since = 0;
+        polls = 0;
+        continue;
+      }
+      const bool shut_down = (bell[0] & shutdown_bit) != 0;
+      const bool timed_out = !shut_down && polls % polls_per_clock_read == 0 && out_of_time(since, timeout_ns);
+      if (timed_out) store_release_system(failure, failed_team);
+      if (shut_down || timed_out) {
+        store_release_device(released, shutdown_bit);
+        return;
+      }
+      spin_pause();
     }
   }
 
+  // The least of the workers' counts: every chunk before it is done.
+  FERRY_HD std::uint64_t all_past() const {
+    std::uint64_t least = chunks;
+    for (int w0 = 0; w0 < workers; w0 += reads_at_once) {
+      std::uint64_t seen[reads_at_once];
+      FERRY_UNROLL
+      for (int k = 0; k < reads_at_once; ++k)
+        seen[k] = w0 + k < workers ? load_relaxed_device(past + static_cast<std::uint64_t>(w0 + k) * flag_stride) : chunks;
+      FERRY_UNROLL
+      for (int k = 0; k < reads_at_once; ++k) least = seen[k] < least ? seen[k] : least;
+    }
+    return least;
+  }
+
   FERRY_HD void raise_flags(std::uint64_t failed_team) const {
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t slot = c % static_cast<std::uint64_t>(slots);
-      const std::uint64_t finished = (c / static_cast<std::uint64_t>(slots) + 1) * pieces_per_chunk;
-      std::uint64_t since = 0;
-      for (int polls = 1; load_acquire_device(pieces_done + slot) < finished; ++polls) {
-        if (polls % polls_per_clock_read == 0) {
-          if (load_relaxed_device(released) & shutdown_bit) return;
-          if (out_of_time(since, timeout_ns)) {
-            store_release_system(failure, failed_team);
-            return;
-          }
-        }
-        spin_pause();
+    std::uint64_t since = 0;
+    for (std::uint64_t c = 0, polls = 1; c < chunks; ++polls) {
+      if (const std::uint64_t least = all_past(); least > c) {
+        fence_acquire_device();
+        fence_release_system();  // every worker's writes of chunks [c, least) reach the host before their flags
+        for (; c < least; ++c) store_relaxed_system(done + (c % static_cast<std::uint64_t>(slots)) * flag_stride, c + 1);
+        since = 0;
+        polls = 0;
+        continue;
       }
-      // System scope: every worker's writes of the chunk reach the host before its flag.
-      store_release_system(done + slot * flag_stride, c + 1);
+      if (polls % polls_per_clock_read == 0) {
+        if (load_relaxed_device(released) & shutdown_bit) return;
+        if (out_of_time(since, timeout_ns)) {
+          store_release_system(failure, failed_team);
+          return;
+        }
+      }
+      spin_pause();
     }
   }
 
@@ -136,31 +201,26 @@ struct PoolStream {
       if (team.rank() == 0) team.index() == workers ? watch(failed_team) : raise_flags(failed_team);
       return;
     }
-    auto* taken = reinterpret_cast<std::uint64_t*>(team.shared());
+    std::uint64_t* own_past = past + static_cast<std::uint64_t>(team.index()) * flag_stride;
+    const std::uint64_t lanes = static_cast<std::uint64_t>(workers) * static_cast<std::uint64_t>(team.size());
+    const std::uint64_t lane = static_cast<std::uint64_t>(team.index()) * team.size() + team.rank();
     const StageRange all{0, stages, rounds};
-    for (;;) {
+    std::uint64_t c = next_with_quads(0, team.index(), team.size());
+    if (team.rank() == 0) store_relaxed_device(own_past, c);  // nothing moved yet: no ordering needed
+    while (c < chunks) {
       bool go = false;
       if (team.rank() == 0) {
-        const std::uint64_t piece = increment_relaxed_device(next_piece);
-        *taken = piece;
-        const std::uint64_t c = piece / pieces_per_chunk;
-        if (c < chunks) {
-          const Wait wait = wait_past<false>(released, c, timeout_ns);
-          if (wait == Wait::timed_out) store_release_system(failure, failed_team);
-          go = wait == Wait::go;
-        }
+        const Wait wait = wait_past<false>(released, c, timeout_ns);
+        if (wait == Wait::timed_out) store_release_system(failure, failed_team);
+        go = wait == Wait::go;
       }
       if (!team.sync_or(go)) return;
-      const std::uint64_t piece = *taken;
-      const std::uint64_t c = piece / pieces_per_chunk;
-      const std::uint64_t chunk_end = (c + 1) * chunk_quads < total_quads ? (c + 1) * chunk_quads : total_quads;
-      const std::uint64_t lo = c * chunk_quads + (piece % pieces_per_chunk) * piece_quads;
-      if (lo < chunk_end) move_slice(team, input, output, {lo, lo + piece_quads < chunk_end ? lo + piece_quads : chunk_end}, all);
-      team.sync();  // every thread's writes, and its read of *taken, before the count
-      if (team.rank() == 0) {
-        fence_release_device();
-        increment_relaxed_device(pieces_done + c % static_cast<std::uint64_t>(slots));
-      }
+      const std::uint64_t lo = c * chunk_quads;
+      move_strided(input, output, lo + (lane + lanes - lo % lanes) % lanes, chunk_end(c), lanes, all);
+      const std::uint64_t next = next_with_quads(c + 1, team.index(), team.size());
+      team.sync();  // every thread's writes of the chunk before the count
+      if (team.rank() == 0) store_release_device(own_past, next);
+      c = next;
     }
   }
 };

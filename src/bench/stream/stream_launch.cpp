@@ -22,14 +22,11 @@ void launch_fused(Stream& stream, const FusedStream& kernel) {
 
 int fused_resident_teams(Stream& stream) { return resident_teams(stream, FusedStream{}); }
 
-// Worker teams share the number of the piece they took through on-chip memory.
-constexpr std::size_t pool_shared_bytes = sizeof(std::uint64_t);
-
 void launch_pool(Stream& stream, const PoolStream& kernel) {
-  parallel_teams(stream, kernel.workers + 2, kernel, Residency::all_at_once, pool_shared_bytes);
+  parallel_teams(stream, kernel.workers + 2, kernel, Residency::all_at_once);
 }
 
-int pool_resident_teams(Stream& stream) { return resident_teams(stream, PoolStream{}, pool_shared_bytes); }
+int pool_resident_teams(Stream& stream) { return resident_teams(stream, PoolStream{}); }
 
 void launch_raise_slot_flag(Stream& stream, const RaiseSlotFlag& kernel) { parallel_for(stream, 1, kernel); }
 

@@ -1,5 +1,6 @@
-// The pool design's host side: launch the pool once, ring slot c % depth's
-// doorbell for chunk c, poll the slot's done flag, shut the pool down.
+// The pool design's host side: launch the workers, watcher and flagger once,
+// ring slot c % depth's doorbell for chunk c, poll the slot's done flag, shut
+// them down.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,26 +12,21 @@
 namespace ferry::stream {
 namespace {
 
-// A piece: 16 KiB, a team's single wave of loads (8 per thread).
-constexpr std::uint64_t piece_quads = 1024;
-// One worker per this many multiprocessors. Measured on H100
-// (docs/results/stream-experiments): 16, 32 and 64 workers moved 256 KiB-4
-// MiB chunks at depth 4 within the run-to-run spread of each other, at 26-35
-// GB/s. A quarter of the multiprocessors (33 on H100) sits in the middle.
-constexpr int multiprocessors_per_worker = 4;
+// Measured on an H100 (docs/results/stream-experiments, fifth session): 16
+// workers of 256 threads moved 256 KiB chunks at depth 4 at 29.7-30.8 GB/s
+// over three runs, 8 workers at 26.2-26.7. Within 40 us `tune` found 29.6
+// and 31.4 GB/s with 16, 29.5 and 30.5 with 8.
+constexpr int pool_workers = 16;
 
 }  // namespace
 
 Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
   const int slots = static_cast<int>(std::min(static_cast<std::uint64_t>(point.depth), chunks));
   auto stream = backend_.make_stream(config_.device);
-  const int resident = pool_resident_teams(*stream);
-  const int workers = std::clamp(multiprocessors_ / multiprocessors_per_worker, 1, std::max(1, resident - 2));
-  const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
-  const std::uint64_t pieces_per_chunk = (chunk_quads + piece_quads - 1) / piece_quads;
+  const int workers = std::clamp(pool_workers, 1, std::max(1, pool_resident_teams(*stream) - 2));
 
-  // released, next_piece, then pieces_done per slot.
-  const std::uint64_t counters = 2 + static_cast<std::uint64_t>(slots);
+  // released, then each worker's count, each on its own line.
+  const std::uint64_t counters = (1 + static_cast<std::uint64_t>(workers)) * flag_stride;
   Buffer device_words = backend_.allocate_device(config_.device, counters * sizeof(std::uint64_t));
   stream->fill(device_words.data(), 0, device_words.bytes());
   stream->synchronize();
@@ -50,17 +46,14 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
                            .slots = slots,
                            .workers = workers,
                            .chunks = chunks,
-                           .chunk_quads = chunk_quads,
+                           .chunk_quads = point.chunk_bytes / quad_bytes,
                            .total_quads = config_.total_bytes / quad_bytes,
-                           .piece_quads = std::min(piece_quads, chunk_quads),
-                           .pieces_per_chunk = pieces_per_chunk,
                            .input = input_.device_view_as<const Quad>(),
                            .output = output_.device_view_as<Quad>(),
                            .doorbells = view,
                            .done = view + slots * flag_stride,
                            .released = words,
-                           .next_piece = words + 1,
-                           .pieces_done = words + 2,
+                           .past = words + flag_stride,
                            .failure = view + 2 * slots * flag_stride,
                            .timeout_ns = config_.timeout_ns(),
                        });
@@ -69,7 +62,7 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
   auto failure_text = [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);
     if (team == workers) return std::string(" (the watcher gave up waiting for a doorbell)");
-    if (team == workers + 1) return std::string(" (the flagger gave up waiting for a chunk's pieces)");
+    if (team == workers + 1) return std::string(" (the flagger gave up waiting for the workers)");
     return fmt::format(" (worker {} gave up waiting for its chunk's release)", team);
   };
   Pass pass = closed_loop(
