@@ -80,10 +80,10 @@ struct StageRange {
 // Reads each thread keeps in flight while moving a slice.
 constexpr int loads_in_flight = 8;
 
-// The team moves [slice.lo, slice.hi) from `from` to `to` through `stages`.
-// Loads first, then stores: each thread keeps several reads in flight, which
-// is what hides the microsecond a read of host memory takes.
-// One thread moves quads first, first + step, ... below hi.
+// One thread moves quads first, first + step, ... below hi from `from` to
+// `to` through `stages`. Loads first, then stores: each thread keeps several
+// reads in flight, which is what hides the microsecond a read of host memory
+// takes.
 FERRY_HD inline void move_strided(const Quad* from, Quad* to, std::uint64_t first, std::uint64_t hi, std::uint64_t step,
                                   StageRange stages) {
   for (std::uint64_t base = first; base < hi; base += loads_in_flight * step) {
@@ -97,6 +97,7 @@ FERRY_HD inline void move_strided(const Quad* from, Quad* to, std::uint64_t firs
   }
 }
 
+// The team moves [slice.lo, slice.hi), its threads taking every team.size()-th quad.
 template <class Team>
 FERRY_HD void move_slice(const Team& team, const Quad* from, Quad* to, Slice slice, StageRange stages) {
   move_strided(from, to, slice.lo + team.rank(), slice.hi, static_cast<std::uint64_t>(team.size()), stages);

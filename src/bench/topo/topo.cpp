@@ -1,6 +1,6 @@
-// Which topologies this run can form, and each one's rounds on every
-// transport that can run it. A topology the machine cannot form is named with
-// the reason (a ring of 2 devices is the pair), not run twice.
+// A topo run: each topology the participants can form (topo_plan.cpp says
+// which), its rounds on every transport that can run it, and the pairwise
+// matrix. A topology they cannot form is named with the reason, not run.
 #include "bench/topo/topo.hpp"
 
 #include <fmt/format.h>
@@ -34,8 +34,9 @@ class TopoRun {
         config_(config),
         link_peers_(link_peers),
         progress_(progress),
-        one_per_rank_(world.distributed()),
-        participants_(one_per_rank_ ? world.size() : static_cast<int>(config.devices.size())) {}
+        who_(participants_of(world, config)),
+        one_per_rank_(who_.one_per_rank),
+        participants_(who_.count) {}
 
   WorkloadResult run() {
     validate(backend_, config_, participants_);
@@ -43,9 +44,9 @@ class TopoRun {
     world_.watch(std::max(60.0, 2 * config_.transport.timeout_s));
     // Every transport counted in; one found unavailable takes its steps back (a transport's
     // availability is known only once its buffers are allocated).
-    progress_.expect(plan().steps.size());
+    progress_.expect(plan_run(backend_, world_, machine_, config_).steps.size());
     for (Topology topology : config_.topologies) {
-      const std::string why = cannot_form(topology);
+      const std::string why = cannot_form(topology, who_);
       if (!why.empty()) {
         skip(fmt::format("{}: {}", to_string(topology), why));
         continue;
@@ -72,108 +73,7 @@ class TopoRun {
     return result;
   }
 
-  // Every topology this run can form, every transport counted in.
-  Plan plan() const {
-    Plan p;
-    const std::vector<std::uint64_t> sizes = config_.sizes;
-    auto rounds = [&](int n, Pattern pattern, std::uint64_t bytes) {
-      const double moved = static_cast<double>(n) * transport::fan_of(pattern, n) * static_cast<double>(bytes);
-      // A round fills what is sent, poisons what will arrive and checks it; a first round is not timed.
-      return PlannedStep{.repeat = {.warmup = 1, .min_samples = config_.rounds, .max_samples = config_.rounds},
-                         .sample = {.peer_bytes = moved, .host_bytes = 3 * moved, .waits = 2}};
-    };
-    auto variant = [&](const std::string& name, Pattern pattern, int n, Kind kind) {
-      p.steps.push_back({.what = fmt::format("{} by {}: opening", name, to_string(kind)), .repeat = {0, 0, 0, 0}, .setup_s = 0.05});
-      for (std::size_t s = 0; s < sizes.size(); ++s) {
-        PlannedStep step = rounds(n, pattern, sizes[s]);
-        step.what = fmt::format("{} by {}: {} rounds of {} (size {} of {})", name, to_string(kind), config_.rounds,
-                                format_bytes(sizes[s]), s + 1, sizes.size());
-        p.steps.push_back(std::move(step));
-      }
-    };
-    for (Topology topology : config_.topologies) {
-      if (const std::string why = cannot_form(topology); !why.empty()) {
-        p.skipped.push_back(fmt::format("{}: {}", to_string(topology), why));
-        continue;
-      }
-      const int n = participants_;
-      switch (topology) {
-        case Topology::pair:
-          for (Kind kind : config_.transports) {
-            variant("pair one-way", Pattern::one_way, 2, kind);
-            variant("pair both", Pattern::ring, 2, kind);
-          }
-          break;
-        case Topology::ring:
-          for (Kind kind : config_.transports) variant("ring", Pattern::ring, n, kind);
-          break;
-        case Topology::fully_connected:
-          for (Kind kind : config_.transports) variant("fully-connected", Pattern::fully_connected, n, kind);
-          break;
-        case Topology::host_staged: {
-          const Pattern pattern = n == 2 ? Pattern::ring : Pattern::fully_connected;
-          for (std::uint64_t bytes : host_step_sizes())
-            p.steps.push_back({.what = fmt::format("host-staged: the host -> host step alone, {}", format_bytes(bytes)),
-                               .repeat = {1, 5, 5, 0},
-                               .sample = {.host_bytes = 2.0 * n * transport::fan_of(pattern, n) * static_cast<double>(bytes)}});
-          variant("host-staged", pattern, n, one_per_rank_ ? Kind::mpi_staged : Kind::host_staged);
-          break;
-        }
-        case Topology::matrix:
-          for (int a : config_.devices)
-            for (int b : config_.devices)
-              if (a != b)
-                for (Kind kind : config_.transports) {
-                  PlannedStep step = rounds(2, Pattern::one_way, config_.matrix_bytes);
-                  step.what = fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b);
-                  step.repeat.min_samples = step.repeat.max_samples = 2 * config_.rounds;  // and the latency's rounds
-                  p.steps.push_back(std::move(step));
-                }
-          break;
-      }
-    }
-    return p;
-  }
-
  private:
-  std::string cannot_form(Topology topology) const {
-    const int n = participants_;
-    switch (topology) {
-      case Topology::pair:
-        if (n < 2) return "needs 2 devices (--devices 0,1) or 2 ranks";
-        if (one_per_rank_ && n != 2)
-          return fmt::format("under mpirun it needs exactly 2 ranks, not {}: with more, ring and fully-connected "
-                             "take every rank",
-                             n);
-        return "";
-      case Topology::ring:
-      case Topology::fully_connected:
-        if (n == 2) return fmt::format("{} of 2 devices is the pair both ways (measured as pair)", to_string(topology));
-        if (n < 3) return "needs 3 devices or more";
-        return "";
-      case Topology::host_staged: return n < 2 ? "needs 2 devices or 2 ranks" : "";
-      case Topology::matrix:
-        if (one_per_rank_)
-          return "the pairwise matrix drives every device from one process: run it without mpirun (--devices 0,1,...)";
-        return n < 2 ? "needs 2 devices (--devices 0,1)" : "";
-    }
-    return "";
-  }
-
-  // The progress steps a topology takes when every transport of --transport can run it.
-  std::size_t steps_of(Topology topology) const {
-    const std::size_t transports = config_.transports.size(), per_variant = 1 + config_.sizes.size();
-    const auto n = static_cast<std::size_t>(participants_);
-    switch (topology) {
-      case Topology::pair: return transports * 2 * per_variant;
-      case Topology::ring:
-      case Topology::fully_connected: return transports * per_variant;
-      case Topology::host_staged: return host_step_sizes().size() + per_variant;
-      case Topology::matrix: return n * (n - 1) * transports;
-    }
-    return 0;
-  }
-
   void skip(const std::string& why) {
     if (std::find(skipped_.begin(), skipped_.end(), why) == skipped_.end()) skipped_.push_back(why);
   }
@@ -231,13 +131,13 @@ class TopoRun {
     const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
     if (!why.empty()) {
       skip(fmt::format("host-staged: {}: {}", to_string(kind), why));
-      progress_.expect_fewer(steps_of(Topology::host_staged));
+      progress_.expect_fewer(host_step_sizes(config_).size() + 1 + config_.sizes.size());
       return;
     }
     // The host step runs faster while its buffers fit in the CPU's caches, so it is timed at several sizes, with
     // as many messages at once as the exchange has, and P_host is the best of them: the peak is then a ceiling.
     const int messages = n * routes;
-    for (std::uint64_t bytes : host_step_sizes()) {
+    for (std::uint64_t bytes : host_step_sizes(config_)) {
       progress_.step(fmt::format("host-staged: the host -> host step alone, {}", format_bytes(bytes)));
       const transport::HostStepTime time = transport::time_host_step(backend_, world_, bytes, messages, 5);
       HostStep step{.how = time.how, .seconds = time.seconds, .bytes = bytes};
@@ -304,16 +204,6 @@ class TopoRun {
     }
   }
 
-  // 1, 4, 16 and 64 MiB, as far as the run's largest size; the largest alone when it is below 1 MiB.
-  std::vector<std::uint64_t> host_step_sizes() const {
-    const std::uint64_t largest = config_.sizes.back();
-    std::vector<std::uint64_t> sizes;
-    for (std::uint64_t bytes = 1ull << 20; bytes <= std::min<std::uint64_t>(largest, 64ull << 20); bytes *= 4)
-      sizes.push_back(bytes);
-    if (sizes.empty()) sizes.push_back(largest);
-    return sizes;
-  }
-
   // The fastest step that arrived intact; Bps 0 when none did (then no peak is claimed).
   HostStep best_host_step() const {
     HostStep best;
@@ -328,6 +218,7 @@ class TopoRun {
   const TopoConfig& config_;
   const std::vector<model::PeerProfile>& link_peers_;
   const Progress& progress_;
+  const Participants who_;
   const bool one_per_rank_;
   const int participants_;
   std::vector<TopologyRecord> records_;
@@ -337,11 +228,6 @@ class TopoRun {
 };
 
 }  // namespace
-
-Plan plan_run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config) {
-  const Progress silent("topo", false);
-  return TopoRun(backend, world, machine, config, {}, silent).plan();
-}
 
 WorkloadResult run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {

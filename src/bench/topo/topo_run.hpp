@@ -64,6 +64,19 @@ class RoundRunner {
   const TopoConfig& config_;
 };
 
+// topo_plan.cpp
+// Who takes part: a device per rank under mpirun, else the devices of --devices.
+struct Participants {
+  bool one_per_rank = false;
+  int count = 0;
+};
+Participants participants_of(const World& world, const TopoConfig& config);
+// Why these participants cannot form `topology` ("" when they can): a ring of 2 devices is the pair.
+std::string cannot_form(Topology topology, Participants who);
+// The host -> host step is timed at 1, 4, 16 and 64 MiB, as far as the run's largest size; at the largest
+// alone when it is below 1 MiB.
+std::vector<std::uint64_t> host_step_sizes(const TopoConfig& config);
+
 // topo_peaks.cpp: what the machine says its links carry (a pair's: model::peer_link).
 Peak direct_peak(const Machine& machine, transport::Pattern pattern, const std::vector<int>& devices);
 // host_Bps: the fastest host step, of host_bytes messages.
