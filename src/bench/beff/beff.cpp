@@ -26,8 +26,11 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   std::vector<std::string> skipped;
   for (transport::Kind kind : config.transports)
     skipped.push_back(transport::unavailable_anywhere(kind, backend, world, areas.group()));
-  progress.expect(steps_per_transport(config) *
-                  static_cast<std::size_t>(std::count(skipped.begin(), skipped.end(), std::string())));
+  BeffConfig runnable = config;  // the progress total: the plan of the transports every rank can run
+  runnable.transports.clear();
+  for (std::size_t t = 0; t < config.transports.size(); ++t)
+    if (skipped[t].empty()) runnable.transports.push_back(config.transports[t]);
+  progress.expect(plan_run(runnable, participants).steps.size());
   std::vector<TransportRecord> records;
   for (std::size_t t = 0; t < config.transports.size(); ++t)
     records.push_back(measure_transport(backend, world, config, config.transports[t], skipped[t], areas, progress));

@@ -136,8 +136,6 @@ void unpack(std::vector<SizeRecord>& sizes, const std::vector<double>& all, int 
 
 }  // namespace
 
-std::size_t steps_per_transport(const BeffConfig& config) { return 2 + config.sizes().size(); }
-
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
                                   const std::string& skipped, ExchangeAreas& areas, const Progress& progress) {
   TransportRecord record;

@@ -39,9 +39,6 @@ struct TransportRecord {
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
                                   const std::string& skipped, ExchangeAreas& areas, const Progress& progress);
 
-// The steps measure_transport reports for a transport that runs.
-std::size_t steps_per_transport(const BeffConfig& config);
-
 // beff_rows.cpp: the result's rows, tables and notes from every transport's record.
 WorkloadResult make_result(const BeffConfig& config, const std::vector<Member>& members,
                            const std::vector<TransportRecord>& records, const std::vector<model::PeerProfile>& link_peers);
