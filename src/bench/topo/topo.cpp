@@ -34,12 +34,10 @@ class TopoRun {
         config_(config),
         link_peers_(link_peers),
         progress_(progress),
-        who_(participants_of(world, config)),
-        one_per_rank_(who_.one_per_rank),
-        participants_(who_.count) {}
+        who_(participants_of(world, config)) {}
 
   WorkloadResult run() {
-    validate(backend_, config_, participants_);
+    validate(backend_, config_, who_.count);
     // A rank that waits longer than any single step may take is waiting for a rank that is gone.
     world_.watch(std::max(60.0, 2 * config_.transport.timeout_s));
     // Every transport counted in; one found unavailable takes its steps back (a transport's
@@ -55,8 +53,8 @@ class TopoRun {
         case Topology::pair:
           direct({{"pair one-way", Pattern::one_way}, {"pair both", Pattern::ring}}, 2);
           break;
-        case Topology::ring: direct({{"ring", Pattern::ring}}, participants_); break;
-        case Topology::fully_connected: direct({{"fully-connected", Pattern::fully_connected}}, participants_); break;
+        case Topology::ring: direct({{"ring", Pattern::ring}}, who_.count); break;
+        case Topology::fully_connected: direct({{"fully-connected", Pattern::fully_connected}}, who_.count); break;
         case Topology::host_staged: host_staged(); break;
         case Topology::matrix: pairwise(); break;
       }
@@ -80,7 +78,7 @@ class TopoRun {
 
   // This process's devices among the first `n` participants.
   std::vector<int> local_devices(int n) const {
-    if (one_per_rank_) return config_.devices;
+    if (who_.one_per_rank) return config_.devices;
     return {config_.devices.begin(), config_.devices.begin() + n};
   }
 
@@ -106,7 +104,7 @@ class TopoRun {
   void direct(const std::vector<Variant>& variants, int n) {
     int routes = 1;
     for (const Variant& v : variants) routes = std::max(routes, transport::fan_of(v.pattern, n));
-    ExchangeAreas areas(backend_, local_devices(n), one_per_rank_ ? world_.rank() : 0, n,
+    ExchangeAreas areas(backend_, local_devices(n), who_.one_per_rank ? world_.rank() : 0, n,
                         area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
     const std::vector<Member> members = gather_members(world_, areas.group());
     for (Kind kind : config_.transports) {
@@ -121,13 +119,13 @@ class TopoRun {
   }
 
   void host_staged() {
-    const int n = participants_;
+    const int n = who_.count;
     const Variant v{"host-staged", n == 2 ? Pattern::ring : Pattern::fully_connected};
     const int routes = transport::fan_of(v.pattern, n);
-    ExchangeAreas areas(backend_, local_devices(n), one_per_rank_ ? world_.rank() : 0, n,
+    ExchangeAreas areas(backend_, local_devices(n), who_.one_per_rank ? world_.rank() : 0, n,
                         area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
     const std::vector<Member> members = gather_members(world_, areas.group());
-    const Kind kind = one_per_rank_ ? Kind::mpi_staged : Kind::host_staged;
+    const Kind kind = who_.one_per_rank ? Kind::mpi_staged : Kind::host_staged;
     const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
     if (!why.empty()) {
       skip(fmt::format("host-staged: {}: {}", to_string(kind), why));
@@ -219,8 +217,6 @@ class TopoRun {
   const std::vector<model::PeerProfile>& link_peers_;
   const Progress& progress_;
   const Participants who_;
-  const bool one_per_rank_;
-  const int participants_;
   std::vector<TopologyRecord> records_;
   std::vector<MatrixCell> matrix_;
   std::vector<HostStep> host_steps_;
