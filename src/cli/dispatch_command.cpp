@@ -73,10 +73,11 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "event, launch, record, host-wait, destroy; pageable host memory), +prealloc (events made once), +nohostsync "
       "(one wait at the end), +graph (the kernels replayed from a graph), +pinned (pinned host memory), +pdl "
       "(programmatic dependent launch, Hopper), +fused (teams sort tiles of --tile keys on chip, many passes to a "
-      "kernel; only passes longer than a tile go through device memory: 10 kernels instead of 120), +persistent "
+      "kernel; only passes longer than a tile go through device memory: 13 kernels instead of 120 at 32768 keys), +persistent "
       "(+fused's kernels as one cooperative kernel, a grid barrier where each ended), +onchip (one team sorts every "
-      "key on chip, where they fit). A rung the device cannot run is skipped with "
-      "the reason. One iteration is H2D + sort + D2H, host wall time, median of --iterations after a warm-up; fresh "
+      "key on chip, where they fit), +zerocopy (+fused without copies: its first kernel reads the keys from mapped "
+      "host memory, its last writes them there). A rung the device cannot run is skipped with "
+      "the reason. One iteration is H2D + sort + D2H (+zerocopy: the sort alone), host wall time, median of --iterations after a warm-up; fresh "
       "keys (duplicates included) every run, every output checked against std::sort. Beside each rung its model: "
       "kernels x launch cost + barriers x barrier cost + copies + each kernel's memory traffic at device copy rate, "
       "from link's ceilings.");
@@ -85,9 +86,9 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
                       "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
   command->add_option("--rungs", o->rungs,
                       "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
-                      "+pinned,+pdl,+fused,+persistent,+onchip)");
+                      "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy)");
   command->add_option("--tile", o->tile,
-                      "keys one team sorts on chip in +fused and +persistent, a power of two (default 1024; at most the "
+                      "keys one team sorts on chip in +fused, +persistent and +zerocopy, a power of two (default 1024; at most the "
                       "keys)");
   command->add_option("--iterations", o->iterations, "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
   command->add_option("--profile", o->profile_path,

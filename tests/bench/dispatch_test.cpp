@@ -93,6 +93,17 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
   std::copy(keys.begin(), keys.end(), host.as<std::uint32_t>());
   stream->copy(device.data(), host.data(), host.bytes());
   auto* d = device.as<std::uint32_t>();
+  Buffer out = backend.allocate_host(shape == Rung::zerocopy ? MemoryKind::mapped : MemoryKind::pinned, count * 4);
+  std::fill_n(out.as<std::uint32_t>(), count, 0xA5A5A5A5u);
+  if (shape == Rung::zerocopy) {  // no copies: the first kernel reads `in`, the last writes `out`
+    Buffer in = backend.allocate_host(MemoryKind::mapped, count * 4);
+    std::copy(keys.begin(), keys.end(), in.as<std::uint32_t>());
+    stream->fill(device.data(), 0xA5, device.bytes());
+    enqueue_fused_sort(*stream, in.device_view_as<std::uint32_t>(), d, out.device_view_as<std::uint32_t>(), count, tile, true);
+    stream->synchronize();
+    EXPECT_TRUE(std::equal(keys.begin(), keys.end(), in.as<std::uint32_t>())) << "the input is only read";
+    return {out.as<std::uint32_t>(), out.as<std::uint32_t>() + count};
+  }
   if (shape == Rung::fused) {
     for (const FusedStep& step : fused_steps(count, tile)) enqueue_fused_step(*stream, d, count, tile, step, true);
   } else if (shape == Rung::persistent) {
@@ -102,8 +113,6 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
   } else {
     for (const Pass& pass : bitonic_passes(count)) enqueue_pass(*stream, d, count, pass, shape == Rung::pdl);
   }
-  Buffer out = backend.allocate_host(MemoryKind::pinned, count * 4);
-  std::fill_n(out.as<std::uint32_t>(), count, 0xA5A5A5A5u);
   stream->copy(out.data(), device.data(), out.bytes());
   stream->synchronize();
   return {out.as<std::uint32_t>(), out.as<std::uint32_t>() + count};
@@ -117,11 +126,11 @@ std::vector<std::uint32_t> sorted_keys(std::uint64_t count) {
 }
 
 void check_every_shape_sorts(Backend& backend) {
-  for (Rung shape : {Rung::nohostsync, Rung::pdl, Rung::fused, Rung::persistent, Rung::onchip})
+  for (Rung shape : {Rung::nohostsync, Rung::pdl, Rung::fused, Rung::persistent, Rung::onchip, Rung::zerocopy})
     for (std::uint64_t count : {2ull, 8ull, 1024ull, 32768ull})
       EXPECT_EQ(sort_on(backend, count, shape), sorted_keys(count)) << plan(shape).name << ", " << count << " keys";
   // Tiles smaller than a group, of one group, and of several long steps per stage.
-  for (Rung shape : {Rung::fused, Rung::persistent})
+  for (Rung shape : {Rung::fused, Rung::persistent, Rung::zerocopy})
     for (std::uint64_t tile : {2ull, 4ull, 8ull, 64ull, 4096ull})
       EXPECT_EQ(sort_on(backend, 32768, shape, tile), sorted_keys(32768)) << plan(shape).name << ", tiles of " << tile;
 }
@@ -192,6 +201,8 @@ TEST(DispatchLadder, EachRungAddsOneChange) {
   EXPECT_TRUE(plan(Rung::fused).graph && plan(Rung::fused).programmatic && plan(Rung::fused).fused);
   EXPECT_TRUE(plan(Rung::persistent).fused && plan(Rung::persistent).one_kernel() && !plan(Rung::persistent).graph);
   EXPECT_TRUE(plan(Rung::onchip).one_kernel());
+  EXPECT_TRUE(plan(Rung::zerocopy).fused && plan(Rung::zerocopy).programmatic && plan(Rung::zerocopy).zero_copy);
+  EXPECT_EQ(plan(Rung::zerocopy).host, MemoryKind::mapped);
 }
 
 TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
@@ -213,6 +224,10 @@ TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   for (Rung rung : {Rung::graph, Rung::pinned, Rung::pdl, Rung::fused})
     EXPECT_NE(unavailable_reason(rung, 32768, 2048, no_graphs, hopper).find("graphs"), std::string::npos);
   EXPECT_EQ(unavailable_reason(Rung::nohostsync, 32768, 2048, no_graphs, older), "");
+  Capabilities no_mapped = graphs;
+  no_mapped.mapped_memory = false;
+  EXPECT_NE(unavailable_reason(Rung::zerocopy, 32768, 2048, no_mapped, hopper).find("mapped"), std::string::npos);
+  EXPECT_EQ(unavailable_reason(Rung::fused, 32768, 2048, no_mapped, hopper), "");
 }
 
 model::DeviceProfile profile() {
@@ -261,6 +276,15 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(fused->compute_s, 4 * 400.0 / 1000) << "each step reads and writes every key once";
   EXPECT_NE(fused->basis.find("4 programmatic graph nodes"), std::string::npos) << fused->basis;
 
+  p.zero_copy_read_Bps = 20;
+  p.zero_copy_write_Bps = 40;
+  p.mapped_read_latency_s = 0.25;
+  const auto zero_copy = model_rung(plan(Rung::zerocopy), 100, {.kernels = 4}, p);
+  ASSERT_TRUE(zero_copy);
+  EXPECT_DOUBLE_EQ(zero_copy->copies_s, 0.25 + 400.0 / 20 + 400.0 / 40) << "the kernels read and write the host's keys";
+  EXPECT_DOUBLE_EQ(zero_copy->dispatch_s, fused->dispatch_s);
+  EXPECT_NE(zero_copy->basis.find("over the link by the kernels"), std::string::npos) << zero_copy->basis;
+
   model::DeviceProfile no_barrier = p;
   no_barrier.grid_barrier_s = 0;
   EXPECT_FALSE(model_rung(plan(Rung::persistent), 100, {.kernels = 1, .barriers = 3}, no_barrier))
@@ -281,8 +305,9 @@ TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
   EXPECT_EQ(bench.dispatches(Rung::persistent).kernels, 1u);
   EXPECT_EQ(bench.dispatches(Rung::persistent).barriers, bench.fused_steps() - 1);
   EXPECT_EQ(bench.dispatches(Rung::onchip).barriers, 0u);
+  EXPECT_EQ(bench.dispatches(Rung::zerocopy).kernels, bench.fused_steps());
   // The emulator has no programmatic launch, so a dispatch run skips +fused; its graph still sorts here.
-  for (Rung rung : {Rung::fused, Rung::persistent}) {
+  for (Rung rung : {Rung::fused, Rung::persistent, Rung::zerocopy}) {
     const Measurement m = bench.rung(rung);
     EXPECT_EQ(m.check, Check::passed) << plan(rung).name;
     EXPECT_EQ(m.seconds.size(), 2u);
@@ -310,10 +335,11 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
       EXPECT_EQ(row.sample_count(), 3u);
       EXPECT_TRUE(row.model.has_value());
     }
-  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl and +fused, at each key count";
-  ASSERT_EQ(result.skipped.size(), 4u);
+  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl, +fused and +zerocopy, at each key count";
+  ASSERT_EQ(result.skipped.size(), 6u);
   EXPECT_NE(result.skipped[0].find("+pdl"), std::string::npos);
   EXPECT_NE(result.skipped[1].find("+fused"), std::string::npos);
+  EXPECT_NE(result.skipped[2].find("+zerocopy"), std::string::npos);
 }
 
 TEST(Dispatch, BadConfigurationsAreRefused) {

@@ -111,6 +111,10 @@ struct FusedStep;
 void enqueue_pass(Stream& stream, std::uint32_t* keys, std::uint64_t count, Pass pass, bool programmatic);
 void enqueue_fused_step(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
                         const FusedStep& step, bool programmatic);
+// Every fused step in order, the first reading the keys from `in` and the last
+// writing them to `out` (mapped host memory for +zerocopy); `keys` between.
+void enqueue_fused_sort(Stream& stream, std::uint32_t* in, std::uint32_t* keys, std::uint32_t* out, std::uint64_t count,
+                        std::uint64_t tile, bool programmatic);
 // Every fused step in one cooperative kernel of `teams` teams.
 void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile, int teams);
 int persistent_capacity(Stream& stream, std::uint64_t tile);  // the most of those teams the device holds at once

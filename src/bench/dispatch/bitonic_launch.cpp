@@ -9,12 +9,24 @@ StreamOrder order(bool programmatic) { return programmatic ? StreamOrder::progra
 
 // A thread per group of 8 keys, up to 256 a team (a tile of 2048 keys in one go).
 template <int Threads>
-void launch_on_chip_step(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
-                         const FusedStep& step, bool programmatic) {
-  if (Threads > 32 && tile / 8 < Threads)
-    return launch_on_chip_step<(Threads > 32 ? Threads / 2 : 32)>(stream, keys, count, tile, step, programmatic);
-  parallel_teams(stream, static_cast<int>(count / tile), OnChipStep<Threads>{keys, count, tile, step}, Residency::any,
-                 on_chip_bytes(tile), order(programmatic));
+void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool programmatic) {
+  if (Threads > 32 && kernel.tile / 8 < Threads)
+    return launch_on_chip_step<(Threads > 32 ? Threads / 2 : 32)>(stream, kernel, programmatic);
+  const OnChipStep<Threads> sized{kernel.from, kernel.to, kernel.stage_in, kernel.stage_out, kernel.count, kernel.tile, kernel.step};
+  parallel_teams(stream, static_cast<int>(kernel.count / kernel.tile), sized, Residency::any, on_chip_bytes(kernel.tile),
+                 order(programmatic));
+}
+
+// A step that reads the keys from `from` and leaves them in `to`; only the
+// on-chip steps, which every sort starts and ends with, take them elsewhere,
+// and move whole tiles there.
+void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,
+                       std::uint64_t tile, const FusedStep& step, bool programmatic) {
+  if (step.on_chip) {
+    launch_on_chip_step<256>(stream, {from, to, from != keys, to != keys, count, tile, step}, programmatic);
+  } else {
+    parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step}, order(programmatic));
+  }
 }
 
 }  // namespace
@@ -25,11 +37,15 @@ void enqueue_pass(Stream& stream, std::uint32_t* keys, std::uint64_t count, Pass
 
 void enqueue_fused_step(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
                         const FusedStep& step, bool programmatic) {
-  if (step.on_chip) {
-    launch_on_chip_step<256>(stream, keys, count, tile, step, programmatic);
-  } else {
-    parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step}, order(programmatic));
-  }
+  launch_fused_step(stream, keys, keys, keys, count, tile, step, programmatic);
+}
+
+void enqueue_fused_sort(Stream& stream, std::uint32_t* in, std::uint32_t* keys, std::uint32_t* out, std::uint64_t count,
+                        std::uint64_t tile, bool programmatic) {
+  const std::vector<FusedStep> steps = fused_steps(count, tile);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    launch_fused_step(stream, i == 0 ? in : keys, keys, i + 1 == steps.size() ? out : keys, count, tile, steps[i],
+                      programmatic);
 }
 
 void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile, int teams) {

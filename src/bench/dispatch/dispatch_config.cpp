@@ -37,7 +37,9 @@ void validate(Backend& backend, const DispatchConfig& config) {
   if (4 * most > status.free_bytes)
     throw UsageError(fmt::format("{} keys need {} on device {}, which has {} free: lower --keys", most,
                                  format_bytes(4 * most), config.device, format_bytes(status.free_bytes)));
-  const std::uint64_t host_needed = 4 * 4 * most;  // in and out, pageable and pinned
+  std::uint64_t host_kinds = 0;
+  for (MemoryKind kind : {MemoryKind::pageable, MemoryKind::pinned, MemoryKind::mapped}) host_kinds += config.uses(kind) ? 1 : 0;
+  const std::uint64_t host_needed = 2 * 4 * most * host_kinds;  // in and out, of every kind of host memory a rung uses
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && host_needed > host_bytes / 2)
     throw UsageError(fmt::format("{} keys need {} of host memory; this host has {}, and ferry keeps half of it free",

@@ -12,7 +12,7 @@
 namespace ferry::dispatch {
 namespace {
 
-constexpr MemoryKind pageable = MemoryKind::pageable, pinned = MemoryKind::pinned;
+constexpr MemoryKind pageable = MemoryKind::pageable, pinned = MemoryKind::pinned, mapped = MemoryKind::mapped;
 
 const RungPlan plans[] = {
     {.name = "baseline",
@@ -33,6 +33,9 @@ const RungPlan plans[] = {
      .host = pinned, .fused = true, .persistent = true},
     {.name = "+onchip", .change = "one team sorts every key in its on-chip memory: no barrier at all", .host = pinned,
      .on_chip = true},
+    {.name = "+zerocopy",
+     .change = "+fused without copies: its first kernel reads the keys from mapped host memory, its last writes them there",
+     .host = mapped, .graph = true, .programmatic = true, .fused = true, .zero_copy = true},
 };
 
 }  // namespace
@@ -66,6 +69,7 @@ std::string unavailable_reason(Rung rung, std::uint64_t keys, std::uint64_t tile
     return "the device has no programmatic dependent launch (Hopper, compute capability 9.0, and later; the "
            "emulator's streams always wait for the work before)";
   if (p.persistent && !features.all_teams_at_once) return "the device cannot launch cooperative kernels";
+  if (p.zero_copy && !capabilities.mapped_memory) return "the backend has no mapped host memory for kernels to reach";
   const std::uint64_t on_chip = p.on_chip ? keys : std::min(tile, keys);
   if ((p.fused || p.on_chip) && on_chip_bytes(on_chip) > features.team_shared_bytes)
     return fmt::format("{} keys need {} of on-chip memory; one team gets {}", on_chip,

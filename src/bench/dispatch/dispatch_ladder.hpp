@@ -11,10 +11,11 @@
 
 namespace ferry::dispatch {
 
-enum class Rung { baseline, prealloc, nohostsync, graph, pinned, pdl, fused, persistent, onchip };
+enum class Rung { baseline, prealloc, nohostsync, graph, pinned, pdl, fused, persistent, onchip, zerocopy };
 
-inline constexpr Rung ladder[] = {Rung::baseline, Rung::prealloc, Rung::nohostsync, Rung::graph,  Rung::pinned,
-                                  Rung::pdl,      Rung::fused,    Rung::persistent, Rung::onchip};
+inline constexpr Rung ladder[] = {Rung::baseline, Rung::prealloc,   Rung::nohostsync, Rung::graph,
+                                  Rung::pinned,   Rung::pdl,        Rung::fused,      Rung::persistent,
+                                  Rung::onchip,   Rung::zerocopy};
 
 // How a rung dispatches the sort's passes.
 struct RungPlan {
@@ -28,6 +29,7 @@ struct RungPlan {
   bool fused = false;             // the fused plan: passes shorter than a tile run on chip, many to a step
   bool persistent = false;        // the steps in one cooperative kernel, a grid barrier between them
   bool on_chip = false;           // one team sorts in its on-chip memory
+  bool zero_copy = false;         // no copies: the first kernel reads the keys from mapped host memory, the last writes them there
   bool one_kernel() const { return persistent || on_chip; }
 };
 

@@ -7,14 +7,16 @@ namespace ferry::dispatch {
 std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& d,
                                     const model::DeviceProfile& p) {
   const bool pinned = plan.host == MemoryKind::pinned;
-  const double h2d_Bps = pinned ? p.h2d_Bps : p.pageable_h2d_Bps;
-  const double d2h_Bps = pinned ? p.d2h_Bps : p.pageable_d2h_Bps;
+  // +zerocopy's kernels read and write the host's keys themselves, at link's zero-copy kernel rates.
+  const double h2d_Bps = plan.zero_copy ? p.zero_copy_read_Bps : pinned ? p.h2d_Bps : p.pageable_h2d_Bps;
+  const double d2h_Bps = plan.zero_copy ? p.zero_copy_write_Bps : pinned ? p.d2h_Bps : p.pageable_d2h_Bps;
   if (!(h2d_Bps > 0 && d2h_Bps > 0 && p.device_copy_Bps > 0)) return std::nullopt;
 
   const double bytes = 4.0 * static_cast<double>(keys);
   const auto kernels = static_cast<double>(d.kernels), barriers = static_cast<double>(d.barriers);
   RungModel m;
-  m.copies_s = p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
+  m.copies_s = plan.zero_copy ? p.mapped_read_latency_s + bytes / h2d_Bps + bytes / d2h_Bps
+                              : p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
   // Each kernel, and each stretch between grid barriers, reads every key and
   // writes at most every key: a device copy's traffic. Passes inside a
   // stretch stay on chip.
@@ -42,7 +44,9 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   const char* traffic = plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
                         : plan.fused ? "a device copy's traffic per step (passes on chip not modelled)"
                                      : "passes at device copy rate";
-  m.basis = fmt::format("{} + {} copies + {}", launches, to_string(plan.host), traffic);
+  const std::string keys_moved = plan.zero_copy ? std::string("keys read and written over the link by the kernels")
+                                                : fmt::format("{} copies", to_string(plan.host));
+  m.basis = fmt::format("{} + {} + {}", launches, keys_moved, traffic);
   return m;
 }
 

@@ -122,14 +122,57 @@ inline std::vector<FusedStep> fused_steps(std::uint64_t count, std::uint64_t til
   return steps;
 }
 
+// Four keys, so that a thread moves 16 bytes at a time.
+struct alignas(16) FourKeys {
+  std::uint32_t key[4];
+};
+
+// A tile of keys between memory and on-chip memory, 16 bytes a thread and the
+// team's threads side by side: whole lines, as host memory across PCIe needs
+// (a group's 4-byte accesses there cost a request each).
+template <class Team>
+FERRY_HD void tile_in(const Team& team, const std::uint32_t* from, const Place<Padded>& on_chip, std::uint32_t first,
+                      std::uint32_t tile) {
+  const auto rank = static_cast<std::uint32_t>(team.rank()), size = static_cast<std::uint32_t>(team.size());
+  if (tile % 4 != 0) {
+    for (std::uint32_t i = rank; i < tile; i += size) on_chip[first + i] = from[first + i];
+    return;
+  }
+  const auto* four = reinterpret_cast<const FourKeys*>(from + first);
+  for (std::uint32_t q = rank; q < tile / 4; q += size) {
+    const FourKeys keys = four[q];
+    FERRY_UNROLL
+    for (std::uint32_t k = 0; k < 4; ++k) on_chip[first + 4 * q + k] = keys.key[k];
+  }
+}
+
+template <class Team>
+FERRY_HD void tile_out(const Team& team, const Place<Padded>& on_chip, std::uint32_t* to, std::uint32_t first,
+                       std::uint32_t tile) {
+  const auto rank = static_cast<std::uint32_t>(team.rank()), size = static_cast<std::uint32_t>(team.size());
+  if (tile % 4 != 0) {
+    for (std::uint32_t i = rank; i < tile; i += size) to[first + i] = on_chip[first + i];
+    return;
+  }
+  auto* four = reinterpret_cast<FourKeys*>(to + first);
+  for (std::uint32_t q = rank; q < tile / 4; q += size) {
+    FourKeys keys;
+    FERRY_UNROLL
+    for (std::uint32_t k = 0; k < 4; ++k) keys.key[k] = on_chip[first + 4 * q + k];
+    four[q] = keys;
+  }
+}
+
 // An on-chip step for each tile the team takes: its passes a window at a
 // time (a window: every group of the same bits, up to three passes), the team
 // waiting for itself between windows. The first window's keys come straight
-// from device memory and the last's go straight back, so a step of one window
-// never touches on-chip memory.
+// from `from` and the last's go straight to `to`, so a step of one window
+// never touches on-chip memory; with `stage_in` (`stage_out`) the tile is
+// moved between `from` (`to`) and on-chip memory whole instead: a sort's
+// first and last step when its keys are in mapped host memory.
 template <class Team>
-FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile,
-                               const FusedStep& step) {
+FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint32_t* to, bool stage_in, bool stage_out,
+                               std::uint64_t count, std::uint64_t tile, const FusedStep& step) {
   const int tile_bits = log2_of(tile);
   const int width = tile_bits < group_bits ? tile_bits : group_bits;
   const auto rank = static_cast<std::uint32_t>(team.rank()), size = static_cast<std::uint32_t>(team.size());
@@ -137,8 +180,12 @@ FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* keys, std::uint6
   const std::uint64_t last_block = step.block_last;
   for (std::uint64_t t = static_cast<std::uint64_t>(team.index()); t < count / tile; t += static_cast<std::uint64_t>(team.count())) {
     const auto first = static_cast<std::uint32_t>(t * tile);
-    const Place<Dense> device{keys, 0, {}};
+    const Place<Dense> in{from, 0, {}}, out{to, 0, {}};
     const Place<Padded> on_chip{reinterpret_cast<std::uint32_t*>(team.shared()), first, {}};
+    if (stage_in) {
+      tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
+      team.sync();
+    }
     bool first_group = true;
     for (std::uint64_t block = step.block_first; block <= last_block; block <<= 1) {
       const int longest = (block < tile ? log2_of(block) : tile_bits) - 1;
@@ -146,15 +193,20 @@ FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* keys, std::uint6
         const Group group = group_for(hi, hi - width + 1 > 0 ? hi - width + 1 : 0, tile_bits);
         const bool last_group = block == last_block && hi - width < 0;
         if (!first_group) team.sync();  // the window before stored what this one loads
+        const bool load = first_group && !stage_in, store = last_group && !stage_out;  // straight from / to memory
         for (std::uint32_t g = rank; g < groups; g += size) {
           const auto b = static_cast<std::uint32_t>(block);
-          if (first_group && last_group) sort_group(device, device, g, group, b, first);
-          else if (first_group) sort_group(device, on_chip, g, group, b, first);
-          else if (last_group) sort_group(on_chip, device, g, group, b, first);
+          if (load && store) sort_group(in, out, g, group, b, first);
+          else if (load) sort_group(in, on_chip, g, group, b, first);
+          else if (store) sort_group(on_chip, out, g, group, b, first);
           else sort_group(on_chip, on_chip, g, group, b, first);
         }
         first_group = false;
       }
+    }
+    if (stage_out) {
+      team.sync();
+      tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
     }
     team.sync();  // before the next tile's first group overwrites on-chip memory
   }
@@ -166,18 +218,20 @@ FERRY_HD inline void run_long_group(std::uint32_t* keys, std::uint32_t g, const 
   sort_group(device, device, g, step.group, static_cast<std::uint32_t>(step.block_first), 0);
 }
 
-// The kernels: one on-chip step per launch, one long step per launch (a thread
-// per group), or every step in one cooperative launch with a grid barrier
-// where a kernel would have ended.
+// The kernels: one on-chip step per launch (from `from` to `to`), one long
+// step per launch (a thread per group), or every step in one cooperative
+// launch with a grid barrier where a kernel would have ended.
 template <int Threads>
 struct OnChipStep {
   static constexpr int threads_per_team = Threads;
-  std::uint32_t* keys;
+  std::uint32_t* from;
+  std::uint32_t* to;
+  bool stage_in, stage_out;
   std::uint64_t count, tile;
   FusedStep step;
   template <class Team>
   FERRY_HD void operator()(const Team& team) const {
-    run_on_chip_step(team, keys, count, tile, step);
+    run_on_chip_step(team, from, to, stage_in, stage_out, count, tile, step);
   }
 };
 
@@ -200,7 +254,7 @@ struct PersistentFusedSort {
       if (!first) team.grid_sync();
       first = false;
       if (step.on_chip) {
-        run_on_chip_step(team, keys, count, tile, step);
+        run_on_chip_step(team, keys, keys, false, false, count, tile, step);
         return;
       }
       const std::uint64_t groups = count >> step.group.width;

@@ -36,7 +36,12 @@ Dispatches SortBench::dispatches(Rung rung) const {
   return {.kernels = p.fused ? steps_.size() : passes_.size(), .barriers = 0};
 }
 
-SortBench::HostKeys& SortBench::host(MemoryKind kind) { return kind == MemoryKind::pinned ? pinned_ : pageable_; }
+SortBench::HostKeys& SortBench::host(MemoryKind kind) {
+  if (kind != MemoryKind::mapped) return kind == MemoryKind::pinned ? pinned_ : pageable_;
+  if (!mapped_)  // only +zerocopy reads it: allocated when it first runs
+    mapped_ = HostKeys{backend_.allocate_host(MemoryKind::mapped, count_ * 4), backend_.allocate_host(MemoryKind::mapped, count_ * 4)};
+  return *mapped_;
+}
 
 void SortBench::fresh_keys(HostKeys& keys) {
   fill_keys(keys.in.as<std::uint32_t>(), count_, draws_++);
@@ -50,22 +55,22 @@ bool SortBench::sorted_correctly(const HostKeys& keys) const {
   return std::equal(expected.begin(), expected.end(), keys.out.as<const std::uint32_t>());
 }
 
-Measurement SortBench::timed(HostKeys& keys, const std::function<void(Stream&)>& between_copies,
+Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                              const std::function<bool()>& check) {
   const Repeat repeat{.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
   return time_on_host(*stream_, repeat,
                       {.prepare = [&] { fresh_keys(keys); },
                        .enqueue = [&](Stream& s) {
-                         s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
-                         between_copies(s);
-                         s.copy(keys.out.data(), device_keys_.data(), keys.out.bytes());
+                         if (copy_keys) s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
+                         sort(s);
+                         if (copy_keys) s.copy(keys.out.data(), device_keys_.data(), keys.out.bytes());
                        },
                        .check = check});
 }
 
 Measurement SortBench::copies(MemoryKind kind) {
   HostKeys& keys = host(kind);
-  return timed(keys, [](Stream&) {}, [&] {
+  return timed(keys, true, [](Stream&) {}, [&] {
     return std::equal(keys.in.as<const std::uint32_t>(), keys.in.as<const std::uint32_t>() + count_,
                       keys.out.as<const std::uint32_t>());
   });
@@ -98,18 +103,21 @@ Measurement SortBench::rung(Rung rung) {
   if (p.event_per_kernel && !p.fresh_events)
     for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));
   if (p.persistent && persistent_teams_ == 0) persistent_teams_ = teams_for(count_, tile_, persistent_capacity(*stream_, tile_));
+  HostKeys& keys = host(p.host);
   if (p.graph) {
-    auto* keys = device_keys_.as<std::uint32_t>();
+    auto* work = device_keys_.as<std::uint32_t>();
     stream_->begin_capture();
     if (p.fused) {
-      for (const FusedStep& step : steps_) enqueue_fused_step(*stream_, keys, count_, tile_, step, p.programmatic);
+      // +zerocopy's first and last kernels reach the host buffers themselves.
+      std::uint32_t* in = p.zero_copy ? keys.in.device_view_as<std::uint32_t>() : work;
+      std::uint32_t* out = p.zero_copy ? keys.out.device_view_as<std::uint32_t>() : work;
+      enqueue_fused_sort(*stream_, in, work, out, count_, tile_, p.programmatic);
     } else {
-      for (const Pass& pass : passes_) enqueue_pass(*stream_, keys, count_, pass, p.programmatic);
+      for (const Pass& pass : passes_) enqueue_pass(*stream_, work, count_, pass, p.programmatic);
     }
     set_up.graph = stream_->end_capture();
   }
-  HostKeys& keys = host(p.host);
-  return timed(keys, [&](Stream& s) { enqueue_sort(s, p, set_up); }, [&] { return sorted_correctly(keys); });
+  return timed(keys, !p.zero_copy, [&](Stream& s) { enqueue_sort(s, p, set_up); }, [&] { return sorted_correctly(keys); });
 }
 
 }  // namespace ferry::dispatch

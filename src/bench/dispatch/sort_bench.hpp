@@ -1,8 +1,10 @@
 #pragma once
 // One key count's buffers and its timed runs: H2D, the sort dispatched as a
-// rung says, D2H; host wall time, fresh keys every run, every key checked.
+// rung says, D2H (or, +zerocopy, the sort alone, reaching host memory itself);
+// host wall time, fresh keys every run, every key checked.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -43,7 +45,8 @@ class SortBench {
   void fresh_keys(HostKeys& keys);  // new keys in, poison out and on the device
   bool sorted_correctly(const HostKeys& keys) const;
   void enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up);
-  Measurement timed(HostKeys& keys, const std::function<void(Stream&)>& between_copies,
+  // H2D (with `copy_keys`), the sort, D2H: host wall time from the first to the final wait's return.
+  Measurement timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                     const std::function<bool()>& check);
 
   Backend& backend_;
@@ -56,6 +59,7 @@ class SortBench {
   int persistent_teams_ = 0;  // asked of the device when +persistent first runs
   Buffer device_keys_;
   HostKeys pageable_, pinned_;
+  std::optional<HostKeys> mapped_;  // +zerocopy's
   std::unique_ptr<Stream> stream_;
   std::uint64_t draws_ = 0;
 };
