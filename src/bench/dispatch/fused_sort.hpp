@@ -128,8 +128,8 @@ struct alignas(16) FourKeys {
 };
 
 // A tile of keys between memory and on-chip memory, 16 bytes a thread and the
-// team's threads side by side: whole lines, as host memory across PCIe needs
-// (a group's 4-byte accesses there cost a request each).
+// team's threads side by side: whole lines. Across PCIe, a group's scattered
+// 4-byte accesses made +zerocopy slower than +fused's copies (docs/dispatch.md).
 template <class Team>
 FERRY_HD void tile_in(const Team& team, const std::uint32_t* from, const Place<Padded>& on_chip, std::uint32_t first,
                       std::uint32_t tile) {
