@@ -21,6 +21,26 @@
 
 namespace ferry {
 
+#if !defined(__CUDACC__)
+// ThreadSanitizer does not model fences: to it a relaxed poll followed by an
+// acquire fence, or a release fence and then a relaxed store, orders nothing,
+// so every hand-off made that way reads as a race. Built for TSan, the
+// emulator's relaxed loads and stores are acquire loads and release stores:
+// stronger orders, so every execution they allow the program allows too.
+#if defined(__SANITIZE_THREAD__)
+#define FERRY_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FERRY_TSAN 1
+#endif
+#endif
+#if defined(FERRY_TSAN)
+inline constexpr int host_relaxed_load = __ATOMIC_ACQUIRE, host_relaxed_store = __ATOMIC_RELEASE;
+#else
+inline constexpr int host_relaxed_load = __ATOMIC_RELAXED, host_relaxed_store = __ATOMIC_RELAXED;
+#endif
+#endif
+
 // Loads and stores that another agent (the host, or a kernel) watches: system
 // scope, because the other side may be across PCIe.
 FERRY_HD inline std::uint64_t load_acquire_system(const std::uint64_t* p) {
@@ -88,7 +108,7 @@ FERRY_HD inline std::uint64_t load_relaxed_device(const std::uint64_t* p) {
   return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*const_cast<std::uint64_t*>(p))
       .load(cuda::memory_order_relaxed);
 #else
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
+  return __atomic_load_n(p, host_relaxed_load);
 #endif
 }
 
@@ -96,7 +116,7 @@ FERRY_HD inline void store_relaxed_device(std::uint64_t* p, std::uint64_t value)
 #if defined(__CUDACC__)
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*p).store(value, cuda::memory_order_relaxed);
 #else
-  __atomic_store_n(p, value, __ATOMIC_RELAXED);
+  __atomic_store_n(p, value, host_relaxed_store);
 #endif
 }
 
@@ -107,7 +127,7 @@ FERRY_HD inline std::uint64_t load_relaxed_system(const std::uint64_t* p) {
   return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*const_cast<std::uint64_t*>(p))
       .load(cuda::memory_order_relaxed);
 #else
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
+  return __atomic_load_n(p, host_relaxed_load);
 #endif
 }
 
@@ -115,7 +135,7 @@ FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value)
 #if defined(__CUDACC__)
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_system>(*p).store(value, cuda::memory_order_relaxed);
 #else
-  __atomic_store_n(p, value, __ATOMIC_RELAXED);
+  __atomic_store_n(p, value, host_relaxed_store);
 #endif
 }
 
