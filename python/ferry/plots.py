@@ -41,8 +41,18 @@ def panels(count: int, width_each: float = 4.6, height: float = 3.4):
     return fig, list(axes[0])
 
 
+def _require_positive_x(ax, what: str) -> None:
+    """A log axis draws only positive values, and every size or count ferry
+    writes is one; an axis whose drawn points have none comes from a file
+    ferry did not write, and is refused (ValueError) instead of drawn empty."""
+    xs = [float(x) for line in ax.get_lines() for x in line.get_xdata()]
+    if xs and not any(x > 0 for x in xs):
+        raise ValueError(f"no {what} on the plot is a positive number")
+
+
 def bytes_axis(ax) -> None:
     """A log2 x axis of sizes labelled 4 KiB, 1 MiB, ..."""
+    _require_positive_x(ax, "size")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(LogLocator(base=2, numticks=7))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v) if v >= 1 else ""))
@@ -51,10 +61,16 @@ def bytes_axis(ax) -> None:
 
 def count_axis(ax) -> None:
     """A log2 x axis of counts labelled 1, 16, 1 Ki, ..."""
+    _require_positive_x(ax, "count")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(LogLocator(base=2, numticks=10))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_count(v) if v >= 1 else ""))
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def discard_open() -> None:
+    """Closes every figure a renderer opened and did not finish (it refused its rows)."""
+    plt.close("all")
 
 
 def svg(fig, plot_id: str) -> str:

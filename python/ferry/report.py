@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import html
+from . import html, plots
 from .results import Results, ResultsError
 from .sections import beff, dispatch, generic, link, overlap, stream, topo
 from .sections.common import Entry
@@ -60,6 +60,7 @@ def _render(name: str, entries: list) -> str:
         problem = f"a {name} row has no param {e}"
     except (TypeError, AttributeError, ValueError, IndexError, ZeroDivisionError) as e:
         problem = f"a {name} row's params are not what ferry writes ({type(e).__name__}: {e})"
+    plots.discard_open()
     files = ", ".join(sorted({f"'{e.results.path}'" for e in entries}))
     raise ResultsError(f"{files}: cannot be drawn: {problem}")
 

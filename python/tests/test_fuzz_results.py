@@ -84,9 +84,17 @@ FUZZ_SETTINGS = settings(max_examples=40, deadline=None, database=None,
                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+def _with_bandwidth_bytes(value):
+    doc = copy.deepcopy(BASE)
+    doc["workloads"][0]["rows"][2]["params"]["bytes"] = value
+    return doc
+
+
 @FUZZ_SETTINGS
 @given(mutated_documents())
 @example(copy.deepcopy(BASE))
+@example(_with_bandwidth_bytes(False))   # CI's fuzz run: no positive size to draw on a log axis
+@example(_with_bandwidth_bytes(0))
 def check_a_mutated_document(doc):
     survives(json.dumps(doc))
 
