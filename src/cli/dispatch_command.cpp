@@ -73,7 +73,7 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "event, launch, record, host-wait, destroy; pageable host memory), +prealloc (events made once), +nohostsync "
       "(one wait at the end), +graph (the kernels replayed from a graph), +pinned (pinned host memory), +pdl "
       "(programmatic dependent launch, Hopper), +fused (teams sort tiles of --tile keys on chip, many passes to a "
-      "kernel; only passes longer than a tile go through device memory: 13 kernels instead of 120 at 32768 keys), +persistent "
+      "kernel; only passes longer than a tile go through device memory: 10 kernels instead of 120 at 32768 keys), +persistent "
       "(+fused's kernels as one cooperative kernel, a grid barrier where each ended), +onchip (one team sorts every "
       "key on chip, where they fit), +zerocopy (+fused without copies: its first kernel reads the keys from mapped "
       "host memory, its last writes them there). A rung the device cannot run is skipped with "
@@ -88,7 +88,7 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
                       "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
                       "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy)");
   command->add_option("--tile", o->tile,
-                      "keys one team sorts on chip in +fused, +persistent and +zerocopy, a power of two (default 1024; at most the "
+                      "keys one team sorts on chip in +fused, +persistent and +zerocopy, a power of two (default 2048; at most the "
                       "keys)");
   command->add_option("--iterations", o->iterations, "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
   command->add_option("--profile", o->profile_path,

@@ -131,7 +131,7 @@ void check_every_shape_sorts(Backend& backend) {
       EXPECT_EQ(sort_on(backend, count, shape), sorted_keys(count)) << plan(shape).name << ", " << count << " keys";
   // Tiles smaller than a group, of one group, and of several long steps per stage.
   for (Rung shape : {Rung::fused, Rung::persistent, Rung::zerocopy})
-    for (std::uint64_t tile : {2ull, 4ull, 8ull, 64ull, 4096ull})
+    for (std::uint64_t tile : {2ull, 4ull, 8ull, 16ull, 64ull, 4096ull})
       EXPECT_EQ(sort_on(backend, 32768, shape, tile), sorted_keys(32768)) << plan(shape).name << ", tiles of " << tile;
 }
 
@@ -213,6 +213,11 @@ TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   EXPECT_EQ(unavailable_reason(Rung::fused, 65536, 2048, graphs, hopper), "") << "the tile fits, the keys need not";
   EXPECT_NE(unavailable_reason(Rung::persistent, 1 << 20, 65536, graphs, hopper).find("264 KiB"), std::string::npos)
       << "a tile too large for on-chip memory";
+  DeviceFeatures future = hopper;  // more on-chip memory than the stages are compiled for
+  future.team_shared_bytes = std::size_t{1} << 30;
+  EXPECT_EQ(unavailable_reason(Rung::fused, 1 << 20, 65536, graphs, future), "");
+  EXPECT_NE(unavailable_reason(Rung::fused, 1 << 20, 131072, graphs, future).find("compiled for at most 65536"),
+            std::string::npos);
 
   DeviceFeatures older = hopper;
   older.programmatic_launch = false;

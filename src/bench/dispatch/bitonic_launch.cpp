@@ -12,7 +12,7 @@ template <int Threads>
 void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool programmatic) {
   if (Threads > 32 && kernel.tile / 8 < Threads)
     return launch_on_chip_step<(Threads > 32 ? Threads / 2 : 32)>(stream, kernel, programmatic);
-  const OnChipStep<Threads> sized{kernel.from, kernel.to, kernel.stage_in, kernel.stage_out, kernel.count, kernel.tile, kernel.step};
+  const OnChipStep<Threads> sized{kernel.from, kernel.to, kernel.count, kernel.tile, kernel.step};
   parallel_teams(stream, static_cast<int>(kernel.count / kernel.tile), sized, Residency::any, on_chip_bytes(kernel.tile),
                  order(programmatic));
 }
@@ -23,7 +23,7 @@ void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool pro
 void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,
                        std::uint64_t tile, const FusedStep& step, bool programmatic) {
   if (step.on_chip) {
-    launch_on_chip_step<256>(stream, {from, to, from != keys, to != keys, count, tile, step}, programmatic);
+    launch_on_chip_step<256>(stream, {from, to, count, tile, step}, programmatic);
   } else {
     parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step}, order(programmatic));
   }

@@ -19,11 +19,11 @@ struct DispatchConfig {
   std::vector<std::uint64_t> keys = {32768};  // key counts to sort, each a power of two
   std::vector<Rung> rungs{std::begin(ladder), std::end(ladder)};
   // Keys a team holds on chip in the fused rungs (a thread per 8). On H100 at
-  // 32768 keys, tiles of 512 and 1024 sorted fastest (32-33 us a sort), 2048
-  // took 37 and 4096 50: a larger tile puts more of the on-chip work on each
-  // of fewer multiprocessors. Larger key counts favour larger tiles (fewer
-  // sweeps of device memory); --tile chooses.
-  std::uint64_t tile = 1024;
+  // 32768 keys, with each stage's windows compiled for its bits, tiles of
+  // 2048 sorted fastest: 28.5 us of device time against 31.4 at 1024 and
+  // 35.4 at 512 (fewer steps, each a sweep of device memory). Before that,
+  // when a window cost twice the instructions, 512 and 1024 had been fastest.
+  std::uint64_t tile = 2048;
   int iterations = 25;                        // timed runs per rung, after a warm-up
   std::string profile_origin = "measured by link in this run";
 

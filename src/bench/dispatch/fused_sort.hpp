@@ -8,9 +8,10 @@
 //
 // The plan for n keys in tiles of t: one step sorts every tile (stages 2..t),
 // then each longer stage is its long passes, three to a step, and one on-chip
-// step for the rest of it. 32768 keys in tiles of 1024: 1 + (1+1) x 3 +
-// (2+1) x 2 = 13 steps instead of 120 passes.
+// step for the rest of it. 32768 keys in tiles of 2048: 1 + (1+1) x 3 +
+// (2+1) = 10 steps instead of 120 passes.
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "backend/hd.hpp"
@@ -60,6 +61,12 @@ struct Place {
   FERRY_HD std::uint32_t& operator[](std::uint32_t index) const { return keys[slot(index - first)]; }
 };
 
+// GCC warns that v[k] may be used unset where it inlines this for tiles of 2
+// or 4 keys; only the `held` keys that were loaded are ever read.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 // The group's passes of stage `block` on group number g, in registers: loaded
 // from `from`, stored to `to`. Indices within a tile are offset by `first`, the
 // tile's first key, which with `block` sets each pair's direction.
@@ -93,6 +100,9 @@ FERRY_HD void sort_group(const From& from, const To& to, std::uint32_t g, const 
   for (std::uint32_t k = 0; k < most; ++k)
     if (k < held) to[base | (k << group.low)] = v[k];
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 // One step: on chip, the passes shorter than a tile of stages block_first..block_last;
 // else one group of stage block_first's long passes, through device memory.
@@ -163,52 +173,97 @@ FERRY_HD void tile_out(const Team& team, const Place<Padded>& on_chip, std::uint
   }
 }
 
-// An on-chip step for each tile the team takes: its passes a window at a
-// time (a window: every group of the same bits, up to three passes), the team
-// waiting for itself between windows. The first window's keys come straight
-// from `from` and the last's go straight to `to`, so a step of one window
-// never touches on-chip memory; with `stage_in` (`stage_out`) the tile is
-// moved between `from` (`to`) and on-chip memory whole instead: a sort's
-// first and last step when its keys are in mapped host memory.
+// The deepest stage stage_windows is compiled for, and so the largest tile:
+// more keys than any device's on-chip memory holds today.
+inline constexpr int deepest_stage = 16;
+inline constexpr std::uint64_t largest_tile = std::uint64_t{1} << deepest_stage;
+
+// One window of a tile in on-chip memory: sort_group with the group's bits
+// known when compiled. The group is bits Hi-2..Hi (0..2 for Hi < 2), its
+// passes every bit of those down from Hi. A slot is linear over disjoint
+// bits, so each key's place is the group's first place plus a constant, and
+// the pairs' directions are one test a group (the block's bit is one of the
+// group's own only in stages 2 and 4).
+template <int Hi>
+FERRY_HD void sort_window(const Place<Padded>& on_chip, std::uint32_t g, std::uint32_t block, std::uint32_t first) {
+  constexpr int low = Hi < group_bits - 1 ? 0 : Hi - (group_bits - 1);
+  constexpr std::uint32_t most = 1u << group_bits;
+  const std::uint32_t base = first | ((g >> low) << (low + group_bits)) | (g & ((1u << low) - 1));
+  std::uint32_t* keys = &on_chip[base];
+  const bool flip = (base & block) != 0;
+  const std::uint32_t block_in_group = (block >> low) & (most - 1);
+  std::uint32_t v[most];
+  FERRY_UNROLL
+  for (std::uint32_t k = 0; k < most; ++k) v[k] = keys[on_chip.slot(k << low)];
+  FERRY_UNROLL
+  for (int j = group_bits - 1; j >= 0; --j) {
+    if (low + j > Hi) continue;
+    FERRY_UNROLL
+    for (std::uint32_t k = 0; k < most; ++k) {
+      if ((k >> j) & 1u) continue;
+      const std::uint32_t partner = k | (1u << j);
+      const bool descending = flip != ((k & block_in_group) != 0);
+      const std::uint32_t a = v[k], b = v[partner];
+      const std::uint32_t smaller = a < b ? a : b, larger = a < b ? b : a;
+      v[k] = descending ? larger : smaller;
+      v[partner] = descending ? smaller : larger;
+    }
+  }
+  FERRY_UNROLL
+  for (std::uint32_t k = 0; k < most; ++k) keys[on_chip.slot(k << low)] = v[k];
+}
+
+// A stage's windows on a tile in on-chip memory, from bit Hi down to bit 0,
+// the team waiting for itself between them: unrolled when compiled, so that a
+// window is its loads, compare-exchanges and stores. With the bits known only
+// at run time, a window was twice the instructions, and one warp a scheduler
+// cannot hide them (an H100 issued one every 5.4 cycles: docs/dispatch.md).
+template <int Hi, class Team>
+FERRY_HD void stage_windows(const Team& team, const Place<Padded>& on_chip, std::uint32_t groups, std::uint32_t block,
+                            std::uint32_t first) {
+  for (auto g = static_cast<std::uint32_t>(team.rank()); g < groups; g += static_cast<std::uint32_t>(team.size()))
+    sort_window<Hi>(on_chip, g, block, first);
+  if constexpr (Hi >= group_bits) {
+    team.sync();  // this window stored what the next one loads
+    stage_windows<Hi - group_bits>(team, on_chip, groups, block, first);
+  }
+}
+
+// stage(std::integral_constant<int, hi>{}) for a hi known only at run time, below deepest_stage.
+template <int Hi = 0, class Stage>
+FERRY_HD void with_top_bit(int hi, const Stage& stage) {
+  if constexpr (Hi < deepest_stage) {
+    if (hi == Hi) stage(std::integral_constant<int, Hi>{});
+    else with_top_bit<Hi + 1>(hi, stage);
+  }
+}
+
+// An on-chip step for each tile the team takes: the tile moves into on-chip
+// memory whole (16 bytes a thread), its stages run there, and it moves back
+// to `to`. Tiles of 2 or 4 keys, smaller than a group, take one window a stage of sort_group.
 template <class Team>
-FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint32_t* to, bool stage_in, bool stage_out,
-                               std::uint64_t count, std::uint64_t tile, const FusedStep& step) {
+FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint32_t* to, std::uint64_t count,
+                               std::uint64_t tile, const FusedStep& step) {
   const int tile_bits = log2_of(tile);
-  const int width = tile_bits < group_bits ? tile_bits : group_bits;
-  const auto rank = static_cast<std::uint32_t>(team.rank()), size = static_cast<std::uint32_t>(team.size());
-  const std::uint32_t groups = static_cast<std::uint32_t>(tile) >> width;
-  const std::uint64_t last_block = step.block_last;
+  const int first_bits = log2_of(step.block_first), last_bits = log2_of(step.block_last);
+  const std::uint32_t groups = tile_bits < group_bits ? 1 : static_cast<std::uint32_t>(tile) >> group_bits;
   for (std::uint64_t t = static_cast<std::uint64_t>(team.index()); t < count / tile; t += static_cast<std::uint64_t>(team.count())) {
     const auto first = static_cast<std::uint32_t>(t * tile);
-    const Place<Dense> in{from, 0, {}}, out{to, 0, {}};
     const Place<Padded> on_chip{reinterpret_cast<std::uint32_t*>(team.shared()), first, {}};
-    if (stage_in) {
-      tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
-      team.sync();
-    }
-    bool first_group = true;
-    for (std::uint64_t block = step.block_first; block <= last_block; block <<= 1) {
-      const int longest = (block < tile ? log2_of(block) : tile_bits) - 1;
-      for (int hi = longest; hi >= 0; hi -= width) {
-        const Group group = group_for(hi, hi - width + 1 > 0 ? hi - width + 1 : 0, tile_bits);
-        const bool last_group = block == last_block && hi - width < 0;
-        if (!first_group) team.sync();  // the window before stored what this one loads
-        const bool load = first_group && !stage_in, store = last_group && !stage_out;  // straight from / to memory
-        for (std::uint32_t g = rank; g < groups; g += size) {
-          const auto b = static_cast<std::uint32_t>(block);
-          if (load && store) sort_group(in, out, g, group, b, first);
-          else if (load) sort_group(in, on_chip, g, group, b, first);
-          else if (store) sort_group(on_chip, out, g, group, b, first);
-          else sort_group(on_chip, on_chip, g, group, b, first);
-        }
-        first_group = false;
+    tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
+    for (int block_bits = first_bits; block_bits <= last_bits; ++block_bits) {
+      team.sync();  // the tile, or the stage before, is on chip
+      const int top = (block_bits < tile_bits ? block_bits : tile_bits) - 1;
+      const std::uint32_t block = 1u << block_bits;
+      if (tile_bits < group_bits) {
+        if (team.rank() == 0) sort_group(on_chip, on_chip, 0, group_for(top, 0, tile_bits), block, first);
+      } else {
+        with_top_bit(top, [&](auto top_bit) { stage_windows<top_bit()>(team, on_chip, groups, block, first); });
       }
     }
-    if (stage_out) {
-      team.sync();
-      tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
-    }
-    team.sync();  // before the next tile's first group overwrites on-chip memory
+    team.sync();
+    tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
+    team.sync();  // before the next tile overwrites on-chip memory
   }
 }
 
@@ -226,12 +281,11 @@ struct OnChipStep {
   static constexpr int threads_per_team = Threads;
   std::uint32_t* from;
   std::uint32_t* to;
-  bool stage_in, stage_out;
   std::uint64_t count, tile;
   FusedStep step;
   template <class Team>
   FERRY_HD void operator()(const Team& team) const {
-    run_on_chip_step(team, from, to, stage_in, stage_out, count, tile, step);
+    run_on_chip_step(team, from, to, count, tile, step);
   }
 };
 
@@ -254,7 +308,7 @@ struct PersistentFusedSort {
       if (!first) team.grid_sync();
       first = false;
       if (step.on_chip) {
-        run_on_chip_step(team, keys, keys, false, false, count, tile, step);
+        run_on_chip_step(team, keys, keys, count, tile, step);
         return;
       }
       const std::uint64_t groups = count >> step.group.width;
