@@ -159,6 +159,20 @@ TEST(Bitonic, OneFusedStepLeftOutLeavesTheKeysUnsorted) {
   }
 }
 
+TEST(Bitonic, ATileLargerThanTheCompiledStagesIsRefusedNotLeftUnsorted) {
+  auto backend = make_backend("emu");
+  auto stream = backend->make_stream(0);
+  const std::uint64_t tile = 2 * largest_tile;
+  const FusedStep sort_tiles{true, 2, tile, {}};
+  try {
+    enqueue_fused_step(*stream, nullptr, tile, tile, sort_tiles, false);
+    ADD_FAILURE() << "a tile of " << tile << " keys was enqueued";
+  } catch (const RuntimeFailure& e) {
+    EXPECT_NE(std::string(e.what()).find("compiled for at most 65536"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(enqueue_persistent(*stream, nullptr, tile, tile, 1), RuntimeFailure);
+}
+
 TEST(Bitonic, OnePassLeftOutLeavesTheKeysUnsorted) {
   auto backend = make_backend("emu");
   const std::uint64_t count = 1024;

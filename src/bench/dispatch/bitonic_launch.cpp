@@ -1,6 +1,9 @@
+#include <string>
+
 #include "backend/launch.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/fused_sort.hpp"
+#include "core/error.hpp"
 
 namespace ferry::dispatch {
 namespace {
@@ -20,8 +23,17 @@ void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool pro
 // A step that reads the keys from `from` and leaves them in `to`; only the
 // on-chip steps, which every sort starts and ends with, take them elsewhere,
 // and move whole tiles there.
+// The on-chip stages are compiled for tiles up to largest_tile; a larger one
+// would leave its stages undone, so it is refused here as well as by the ladder.
+void require_compiled_tile(std::uint64_t tile) {
+  if (tile > largest_tile)
+    throw RuntimeFailure("tiles of " + std::to_string(tile) + " keys: the on-chip stages are compiled for at most " +
+                         std::to_string(largest_tile));
+}
+
 void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,
                        std::uint64_t tile, const FusedStep& step, bool programmatic) {
+  require_compiled_tile(tile);
   if (step.on_chip) {
     launch_on_chip_step<256>(stream, {from, to, count, tile, step}, programmatic);
   } else {
@@ -49,6 +61,7 @@ void enqueue_fused_sort(Stream& stream, std::uint32_t* in, std::uint32_t* keys, 
 }
 
 void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile, int teams) {
+  require_compiled_tile(tile);
   parallel_teams(stream, teams, PersistentFusedSort{keys, count, tile}, Residency::all_at_once, on_chip_bytes(tile));
 }
 
