@@ -20,9 +20,10 @@ struct DispatchConfig {
   std::vector<Rung> rungs{std::begin(ladder), std::end(ladder)};
   // Keys a team holds on chip in the fused rungs (a thread per 8). On H100 at
   // 32768 keys, with each stage's windows compiled for its bits, tiles of
-  // 2048 sorted fastest: 28.5 us of device time against 31.4 at 1024 and
-  // 35.4 at 512 (fewer steps, each a sweep of device memory). Before that,
-  // when a window cost twice the instructions, 512 and 1024 had been fastest.
+  // 2048 sorted fastest: 27.9 us of device time against 29.1 at 1024 and
+  // 33.6 at 4096 (fewer steps, each a sweep of device memory, against more
+  // work for each of fewer multiprocessors). Before that, when a window cost
+  // twice the instructions, 512 and 1024 had been fastest.
   std::uint64_t tile = 2048;
   int iterations = 25;                        // timed runs per rung, after a warm-up
   std::string profile_origin = "measured by link in this run";
