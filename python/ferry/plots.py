@@ -41,18 +41,26 @@ def panels(count: int, width_each: float = 4.6, height: float = 3.4):
     return fig, list(axes[0])
 
 
-def _require_positive_x(ax, what: str) -> None:
+# Every size and count ferry writes fits in 64 bits; a log axis reaching much
+# further overflows while matplotlib pads its limits (about 1e308 and up).
+LARGEST_X = float(2**64)
+
+
+def _require_drawable_x(ax, what: str) -> None:
     """A log axis draws only positive values, and every size or count ferry
-    writes is one; an axis whose drawn points have none comes from a file
-    ferry did not write, and is refused (ValueError) instead of drawn empty."""
+    writes is a positive number below 2^64; an axis whose drawn points have
+    no positive value, or a value beyond that, comes from a file ferry did
+    not write, and is refused (ValueError) instead of drawn empty or broken."""
     xs = [float(x) for line in ax.get_lines() for x in line.get_xdata()]
     if xs and not any(x > 0 for x in xs):
         raise ValueError(f"no {what} on the plot is a positive number")
+    if any(not x <= LARGEST_X for x in xs if x == x):   # NaN is masked, not drawn
+        raise ValueError(f"a {what} on the plot is beyond 2^64")
 
 
 def bytes_axis(ax) -> None:
     """A log2 x axis of sizes labelled 4 KiB, 1 MiB, ..."""
-    _require_positive_x(ax, "size")
+    _require_drawable_x(ax, "size")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(LogLocator(base=2, numticks=7))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_bytes(v) if v >= 1 else ""))
@@ -61,7 +69,7 @@ def bytes_axis(ax) -> None:
 
 def count_axis(ax) -> None:
     """A log2 x axis of counts labelled 1, 16, 1 Ki, ..."""
-    _require_positive_x(ax, "count")
+    _require_drawable_x(ax, "count")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(LogLocator(base=2, numticks=10))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: format_count(v) if v >= 1 else ""))

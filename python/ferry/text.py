@@ -2,8 +2,17 @@
 rates in GB/s, latencies in us or ms."""
 from __future__ import annotations
 
+import math
+
+
+def _not_finite(n) -> bool:
+    """An infinite or NaN size or count: never written by ferry, shown as it is."""
+    return isinstance(n, float) and not math.isfinite(n)
+
 
 def format_bytes(n) -> str:
+    if _not_finite(n):
+        return str(n)
     n = int(n)
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
@@ -14,6 +23,8 @@ def format_bytes(n) -> str:
 
 def format_count(n) -> str:
     """Key counts and splits: 32768 -> 32 Ki, as ferry's --keys takes them."""
+    if _not_finite(n):
+        return str(n)
     n = int(n)
     for unit, size in (("Mi", 1 << 20), ("Ki", 1 << 10)):
         if n >= size and n % size == 0:

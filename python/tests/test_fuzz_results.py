@@ -95,6 +95,9 @@ def _with_bandwidth_bytes(value):
 @example(copy.deepcopy(BASE))
 @example(_with_bandwidth_bytes(False))   # CI's fuzz run: no positive size to draw on a log axis
 @example(_with_bandwidth_bytes(0))
+@example(_with_bandwidth_bytes(1e308))        # CI's fuzz run: a log axis that overflows while padding its limits
+@example(_with_bandwidth_bytes(float("inf")))  # ... and sizes that are not numbers, in `ferry compare`'s figure names
+@example(_with_bandwidth_bytes(float("nan")))
 def check_a_mutated_document(doc):
     survives(json.dumps(doc))
 
