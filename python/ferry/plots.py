@@ -77,7 +77,7 @@ def count_axis(ax) -> None:
 
 
 def discard_open() -> None:
-    """Closes every figure a renderer opened and did not finish (it refused its rows)."""
+    """Closes every figure a renderer opened and did not finish (it refused its rows, or failed)."""
     plt.close("all")
 
 

@@ -60,10 +60,8 @@ def _render(name: str, entries: list) -> str:
         problem = f"a {name} row has no param {e}"
     except (TypeError, AttributeError, ValueError, IndexError, ZeroDivisionError) as e:
         problem = f"a {name} row's params are not what ferry writes ({type(e).__name__}: {e})"
-    except BaseException:
-        plots.discard_open()   # whatever stopped it, no figure of this section outlives it
-        raise
-    plots.discard_open()
+    finally:
+        plots.discard_open()   # however it ended, no figure of this section outlives it
     files = ", ".join(sorted({f"'{e.results.path}'" for e in entries}))
     raise ResultsError(f"{files}: cannot be drawn: {problem}")
 

@@ -13,7 +13,7 @@ StreamOrder order(bool programmatic) { return programmatic ? StreamOrder::progra
 // A thread per group of 8 keys, up to 256 a team (a tile of 2048 keys in one go).
 template <int Threads>
 void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool programmatic) {
-  if (Threads > 32 && kernel.tile / 8 < Threads)
+  if (Threads > 32 && (kernel.tile >> group_bits) < Threads)
     return launch_on_chip_step<(Threads > 32 ? Threads / 2 : 32)>(stream, kernel, programmatic);
   const OnChipStep<Threads> sized{kernel.from, kernel.to, kernel.count, kernel.tile, kernel.step};
   parallel_teams(stream, static_cast<int>(kernel.count / kernel.tile), sized, Residency::any, on_chip_bytes(kernel.tile),
@@ -26,9 +26,7 @@ void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool pro
 // The on-chip stages are compiled for tiles up to largest_tile; a larger one
 // would leave its stages undone, so it is refused here as well as by the ladder.
 void require_compiled_tile(std::uint64_t tile) {
-  if (tile > largest_tile)
-    throw RuntimeFailure("tiles of " + std::to_string(tile) + " keys: the on-chip stages are compiled for at most " +
-                         std::to_string(largest_tile));
+  if (std::string why = uncompiled_tile_reason(tile); !why.empty()) throw RuntimeFailure(why);
 }
 
 void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,

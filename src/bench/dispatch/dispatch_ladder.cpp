@@ -72,8 +72,7 @@ std::string unavailable_reason(Rung rung, std::uint64_t keys, std::uint64_t tile
   if (p.persistent && !features.all_teams_at_once) return "the device cannot launch cooperative kernels";
   if (p.zero_copy && !capabilities.mapped_memory) return "the backend has no mapped host memory for kernels to reach";
   const std::uint64_t on_chip = p.on_chip ? keys : std::min(tile, keys);
-  if (p.fused && on_chip > largest_tile)
-    return fmt::format("tiles of {} keys: the on-chip stages are compiled for at most {}", on_chip, largest_tile);
+  if (p.fused && on_chip > largest_tile) return uncompiled_tile_reason(on_chip);
   if ((p.fused || p.on_chip) && on_chip_bytes(on_chip) > features.team_shared_bytes)
     return fmt::format("{} keys need {} of on-chip memory; one team gets {}", on_chip,
                        format_bytes(on_chip_bytes(on_chip)), format_bytes(features.team_shared_bytes));

@@ -11,6 +11,7 @@
 // step for the rest of it. 32768 keys in tiles of 2048: 1 + (1+1) x 3 +
 // (2+1) = 10 steps instead of 120 passes.
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -138,8 +139,9 @@ struct alignas(16) FourKeys {
 };
 
 // A tile of keys between memory and on-chip memory, 16 bytes a thread and the
-// team's threads side by side: whole lines. Across PCIe, a group's scattered
-// 4-byte accesses made +zerocopy slower than +fused's copies (docs/dispatch.md).
+// team's threads side by side: whole lines, for every on-chip step. Across
+// PCIe, a group's scattered 4-byte accesses had made +zerocopy slower than
+// +fused's copies (docs/dispatch.md).
 template <class Team>
 FERRY_HD void tile_in(const Team& team, const std::uint32_t* from, const Place<Padded>& on_chip, std::uint32_t first,
                       std::uint32_t tile) {
@@ -177,6 +179,13 @@ FERRY_HD void tile_out(const Team& team, const Place<Padded>& on_chip, std::uint
 // more keys than any device's on-chip memory holds today.
 inline constexpr int deepest_stage = 16;
 inline constexpr std::uint64_t largest_tile = std::uint64_t{1} << deepest_stage;
+
+// Empty when the stages are compiled for tiles of `tile` keys, else why not.
+inline std::string uncompiled_tile_reason(std::uint64_t tile) {
+  if (tile <= largest_tile) return "";
+  return "tiles of " + std::to_string(tile) + " keys: the on-chip stages are compiled for at most " +
+         std::to_string(largest_tile);
+}
 
 // One window of a tile in on-chip memory: sort_group with the group's bits
 // known when compiled. The group is bits Hi-2..Hi (0..2 for Hi < 2), its
