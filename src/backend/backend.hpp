@@ -74,6 +74,9 @@ struct DeviceFeatures {
   bool programmatic_launch = false;   // StreamOrder::programmatic lets a kernel launch while the one before drains (Hopper's PDL)
   bool all_teams_at_once = false;     // Residency::all_at_once launches, whose teams may wait for each other (team.grid_sync())
   std::size_t team_shared_bytes = 0;  // the most on-chip memory (team.shared()) one team may have
+  // The most teams a Residency::one_cluster launch may have, whose teams reach
+  // each other's on-chip memory (Hopper's thread-block clusters); 0: none.
+  int cluster_teams = 0;
 };
 
 struct DeviceStatus {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -87,7 +88,8 @@ struct HostTeam {
   int team_index = 0;
   int team_count = 1;
   std::byte* shared_memory = nullptr;
-  TeamBarrier* all_teams = nullptr;  // set in an all_at_once launch
+  TeamBarrier* all_teams = nullptr;           // set in an all_at_once or one_cluster launch
+  std::byte* const* every_shared = nullptr;  // set in a one_cluster launch: each team's on-chip memory
   FERRY_HD int index() const { return team_index; }
   FERRY_HD int count() const { return team_count; }
   FERRY_HD int rank() const { return 0; }
@@ -102,17 +104,29 @@ struct HostTeam {
     all_teams->arrive_and_wait();
 #endif
   }
+  // Only in a one_cluster launch: waits for every team of the cluster, and
+  // makes their writes to on-chip memory visible.
+  FERRY_HD void cluster_sync() const { grid_sync(); }
+  // Only in a one_cluster launch: team `team`'s on-chip memory, as shared() is to it.
+  FERRY_HD std::byte* peer_shared(int team) const { return every_shared[team]; }
 };
 
 // How a team launch places its teams.
 enum class Residency {
   any,          // teams may run one after another (they never wait for each other)
   all_at_once,  // every team runs at once, so teams may wait for each other: a persistent kernel
+  // Every team runs at once as one thread-block cluster (at most
+  // DeviceFeatures::cluster_teams): teams may wait for each other
+  // (team.cluster_sync()) and reach each other's on-chip memory (team.peer_shared()).
+  one_cluster,
 };
 
 // The emulator runs an all_at_once launch's teams as threads: a few keep a
 // 2-core machine responsive.
 inline constexpr int emulated_resident_teams = 4;
+// A one_cluster launch's teams are threads too, as many as Hopper's largest
+// cluster, so that the emulator runs the shapes an H100 runs.
+inline constexpr int emulated_cluster_teams = 16;
 
 // How many teams of `kernel`, with `shared_bytes` of on-chip memory each, an
 // all_at_once launch on the stream's device holds at once.
@@ -136,19 +150,24 @@ int resident_teams(Stream& stream, const Kernel& kernel, std::size_t shared_byte
 // (team.shared(); at most DeviceFeatures::team_shared_bytes). On cuda a block
 // per team, of 256 threads unless the kernel names its own
 // `threads_per_team`; for all_at_once a cooperative launch, which fails
-// rather than queue teams the device cannot hold. On the emulator one thread
-// per team for all_at_once, else the teams in turn. `order` as parallel_for's,
-// for teams that never wait for each other.
+// rather than queue teams the device cannot hold; for one_cluster a cluster
+// launch of every team, which fails the same way. On the emulator one thread
+// per team for all_at_once and one_cluster, else the teams in turn. `order`
+// as parallel_for's, for teams that never wait for each other.
 template <class Kernel>
 void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency residency, std::size_t shared_bytes = 0,
                     StreamOrder order = StreamOrder::complete) {
   static_assert(std::is_trivially_copyable_v<Kernel>, "a kernel is copied to the device by value");
   if (teams <= 0) return;
-  if (order == StreamOrder::programmatic && residency == Residency::all_at_once)
+  if (order == StreamOrder::programmatic && residency != Residency::any)
     throw RuntimeFailure("a kernel whose teams wait for each other cannot launch while the one before drains");
 #if FERRY_WITH_CUDA
 #if defined(__CUDACC__)
   if (stream.backend_kind() == BackendKind::cuda) {
+    if (residency == Residency::one_cluster) {
+      cuda::cluster_teams(stream.native_handle(), stream.device(), teams, kernel, shared_bytes);
+      return;
+    }
     cuda::parallel_teams(stream.native_handle(), stream.device(), teams, kernel, residency == Residency::all_at_once,
                          shared_bytes, order == StreamOrder::programmatic);
     return;
@@ -167,13 +186,18 @@ void parallel_teams(Stream& stream, int teams, const Kernel& kernel, Residency r
     });
     return;
   }
+  if (residency == Residency::one_cluster && teams > emulated_cluster_teams)
+    throw RuntimeFailure("a cluster of " + std::to_string(teams) + " teams: the emulator's clusters hold at most " +
+                         std::to_string(emulated_cluster_teams));
   stream.enqueue_host([kernel, teams, shared_bytes] {
     TeamBarrier all_teams(teams);
     std::vector<std::vector<std::byte>> shared(static_cast<std::size_t>(teams), std::vector<std::byte>(shared_bytes));
+    std::vector<std::byte*> every_shared;
+    for (auto& memory : shared) every_shared.push_back(memory.data());
     std::vector<std::thread> threads;
     for (int t = 0; t < teams; ++t)
       threads.emplace_back([&, t] {
-        HostTeam team{t, teams, shared[static_cast<std::size_t>(t)].data(), &all_teams};
+        HostTeam team{t, teams, every_shared[static_cast<std::size_t>(t)], &all_teams, every_shared.data()};
         kernel(team);
       });
     for (auto& thread : threads) thread.join();

@@ -40,6 +40,7 @@ void each_device_field(DeviceProfile& d, Visit visit) {
   visit("graph_per_kernel_s", d.graph_per_kernel_s);
   visit("programmatic_graph_per_kernel_s", d.programmatic_graph_per_kernel_s, optional);
   visit("grid_barrier_s", d.grid_barrier_s, optional);
+  visit("cluster_barrier_s", d.cluster_barrier_s, optional);
   visit("sync_wakeup_s", d.sync_wakeup_s);
   visit("flag_round_trip_s", d.flag_round_trip_s);
   visit("device_copy_Bps", d.device_copy_Bps);

@@ -47,6 +47,7 @@ struct DeviceProfile {
   double graph_per_kernel_s = 0;        // the same kernels replayed from a graph
   double programmatic_graph_per_kernel_s = 0;  // ... with programmatic edges (each launches while the one before drains)
   double grid_barrier_s = 0;            // one grid-wide barrier in a cooperative kernel, a team per multiprocessor
+  double cluster_barrier_s = 0;         // one barrier of a thread-block cluster, as many teams as a cluster holds
   double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns
   double flag_round_trip_s = 0;         // host doorbell -> persistent kernel echo seen by the host
   double device_copy_Bps = 0;

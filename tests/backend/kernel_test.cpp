@@ -195,5 +195,48 @@ TEST(Kernel, TeamsMeetAtTheGridBarrierOnTheGpu) {
   check_grid_barrier(*make_backend("cuda"));
 }
 
+// Each team writes its number into its own on-chip memory, meets the others
+// at the cluster barrier, then reads every other team's on-chip memory.
+struct ReadTheWholeCluster {
+  std::uint32_t* sums;
+  template <class Team>
+  FERRY_HD void operator()(const Team& team) const {
+    auto* mine = reinterpret_cast<std::uint32_t*>(team.shared());
+    if (team.rank() == 0) mine[0] = static_cast<std::uint32_t>(team.index() + 1);
+    team.cluster_sync();
+    if (team.rank() == 0) {
+      std::uint32_t sum = 0;
+      for (int t = 0; t < team.count(); ++t) sum += 10 * reinterpret_cast<const std::uint32_t*>(team.peer_shared(t))[0];
+      sums[team.index()] = sum;
+    }
+    team.cluster_sync();  // no team leaves while another may still read its memory
+  }
+};
+
+void check_cluster(Backend& backend) {
+  const int teams = backend.device_features(0).cluster_teams;
+  ASSERT_GE(teams, 2);
+  auto stream = backend.make_stream(0);
+  Buffer sums = backend.allocate_device(0, teams * 4);
+  Buffer host = backend.allocate_host(MemoryKind::pinned, teams * 4);
+  stream->fill(sums.data(), 0xA5, sums.bytes());
+  parallel_teams(*stream, teams, ReadTheWholeCluster{sums.as<std::uint32_t>()}, Residency::one_cluster, 16);
+  stream->copy(host.data(), sums.data(), host.bytes());
+  stream->synchronize();
+  const auto expected = static_cast<std::uint32_t>(10 * teams * (teams + 1) / 2);
+  for (int t = 0; t < teams; ++t) EXPECT_EQ(host.as<std::uint32_t>()[t], expected) << "team " << t;
+  EXPECT_THROW(parallel_teams(*stream, teams + 1, ReadTheWholeCluster{sums.as<std::uint32_t>()}, Residency::one_cluster, 16),
+               RuntimeFailure)
+      << "a cluster larger than the device holds is refused before it runs";
+  stream->synchronize();
+}
+
+TEST(Kernel, TeamsReachEachOthersOnChipMemoryInAClusterOnTheEmulator) { check_cluster(*make_backend("emu")); }
+
+TEST(Kernel, TeamsReachEachOthersOnChipMemoryInAClusterOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  check_cluster(*make_backend("cuda"));
+}
+
 }  // namespace
 }  // namespace ferry

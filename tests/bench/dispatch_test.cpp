@@ -93,13 +93,18 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
   std::copy(keys.begin(), keys.end(), host.as<std::uint32_t>());
   stream->copy(device.data(), host.data(), host.bytes());
   auto* d = device.as<std::uint32_t>();
-  Buffer out = backend.allocate_host(shape == Rung::zerocopy ? MemoryKind::mapped : MemoryKind::pinned, count * 4);
+  const bool zero_copy = shape == Rung::zerocopy || shape == Rung::cluster;
+  Buffer out = backend.allocate_host(zero_copy ? MemoryKind::mapped : MemoryKind::pinned, count * 4);
   std::fill_n(out.as<std::uint32_t>(), count, 0xA5A5A5A5u);
-  if (shape == Rung::zerocopy) {  // no copies: the first kernel reads `in`, the last writes `out`
+  if (zero_copy) {  // no copies: the first kernel reads `in`, the last writes `out`
     Buffer in = backend.allocate_host(MemoryKind::mapped, count * 4);
     std::copy(keys.begin(), keys.end(), in.as<std::uint32_t>());
     stream->fill(device.data(), 0xA5, device.bytes());
-    enqueue_fused_sort(*stream, in.device_view_as<std::uint32_t>(), d, out.device_view_as<std::uint32_t>(), count, tile, true);
+    if (shape == Rung::cluster)
+      enqueue_cluster_sort(*stream, in.device_view_as<std::uint32_t>(), out.device_view_as<std::uint32_t>(), count, tile);
+    else
+      enqueue_fused_sort(*stream, in.device_view_as<std::uint32_t>(), d, out.device_view_as<std::uint32_t>(), count,
+                         tile, true);
     stream->synchronize();
     EXPECT_TRUE(std::equal(keys.begin(), keys.end(), in.as<std::uint32_t>())) << "the input is only read";
     return {out.as<std::uint32_t>(), out.as<std::uint32_t>() + count};
@@ -133,6 +138,12 @@ void check_every_shape_sorts(Backend& backend) {
   for (Rung shape : {Rung::fused, Rung::persistent, Rung::zerocopy})
     for (std::uint64_t tile : {2ull, 4ull, 8ull, 16ull, 64ull, 4096ull})
       EXPECT_EQ(sort_on(backend, 32768, shape, tile), sorted_keys(32768)) << plan(shape).name << ", tiles of " << tile;
+  // One cluster holds every key: one team, up to as many as a cluster holds, in tiles of each size above.
+  const auto most = static_cast<std::uint64_t>(backend.device_features(0).cluster_teams);
+  for (std::uint64_t tile : {2ull, 4ull, 8ull, 16ull, 64ull, 2048ull, 4096ull})
+    for (std::uint64_t count : {tile, 2 * tile, most * tile})
+      EXPECT_EQ(sort_on(backend, count, Rung::cluster, tile), sorted_keys(count))
+          << "+cluster, " << count << " keys in tiles of " << tile;
 }
 
 TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheEmulator) { check_every_shape_sorts(*make_backend("emu")); }
@@ -221,8 +232,13 @@ TEST(DispatchLadder, EachRungAddsOneChange) {
 
 TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   const Capabilities graphs{.gpu_timings = true, .graphs = true, .mapped_memory = true};
-  const DeviceFeatures hopper{.programmatic_launch = true, .all_teams_at_once = true, .team_shared_bytes = 227 << 10};
+  const DeviceFeatures hopper{
+      .programmatic_launch = true, .all_teams_at_once = true, .team_shared_bytes = 227 << 10, .cluster_teams = 16};
   for (Rung rung : ladder) EXPECT_EQ(unavailable_reason(rung, 32768, 2048, graphs, hopper), "") << plan(rung).name;
+  EXPECT_NE(unavailable_reason(Rung::cluster, 65536, 2048, graphs, hopper).find("32 teams; one cluster holds at most 16"),
+            std::string::npos);
+  EXPECT_EQ(unavailable_reason(Rung::cluster, 65536, 4096, graphs, hopper), "") << "larger tiles, fewer teams";
+  EXPECT_EQ(unavailable_reason(Rung::cluster, 1024, 2048, graphs, hopper), "") << "one team of every key";
   EXPECT_NE(unavailable_reason(Rung::onchip, 65536, 2048, graphs, hopper).find("264 KiB"), std::string::npos);
   EXPECT_EQ(unavailable_reason(Rung::fused, 65536, 2048, graphs, hopper), "") << "the tile fits, the keys need not";
   EXPECT_NE(unavailable_reason(Rung::persistent, 1 << 20, 65536, graphs, hopper).find("264 KiB"), std::string::npos)
@@ -236,6 +252,8 @@ TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   DeviceFeatures older = hopper;
   older.programmatic_launch = false;
   older.all_teams_at_once = false;
+  older.cluster_teams = 0;
+  EXPECT_NE(unavailable_reason(Rung::cluster, 32768, 2048, graphs, older).find("clusters"), std::string::npos);
   EXPECT_NE(unavailable_reason(Rung::pdl, 32768, 2048, graphs, older).find("programmatic"), std::string::npos);
   EXPECT_NE(unavailable_reason(Rung::persistent, 32768, 2048, graphs, older).find("cooperative"), std::string::npos);
   Capabilities no_graphs = graphs;
@@ -259,6 +277,10 @@ model::DeviceProfile profile() {
   p.graph_per_kernel_s = 2;
   p.sync_wakeup_s = 3;
   p.grid_barrier_s = 0.5;
+  p.cluster_barrier_s = 0.25;
+  p.zero_copy_read_Bps = 20;
+  p.zero_copy_write_Bps = 40;
+  p.mapped_read_latency_s = 0.25;
   p.device_copy_Bps = 1000;
   return p;
 }
@@ -295,9 +317,6 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(fused->compute_s, 4 * 400.0 / 1000) << "each step reads and writes every key once";
   EXPECT_NE(fused->basis.find("4 programmatic graph nodes"), std::string::npos) << fused->basis;
 
-  p.zero_copy_read_Bps = 20;
-  p.zero_copy_write_Bps = 40;
-  p.mapped_read_latency_s = 0.25;
   const auto zero_copy = model_rung(plan(Rung::zerocopy), 100, {.kernels = 4}, p);
   ASSERT_TRUE(zero_copy);
   EXPECT_DOUBLE_EQ(zero_copy->copies_s, 0.25 + 400.0 / 20 + 400.0 / 40) << "the kernels read and write the host's keys";
@@ -313,6 +332,16 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(persistent->dispatch_s, 10 + 3 * 0.5);
   EXPECT_DOUBLE_EQ(persistent->compute_s, 4 * 400.0 / 1000) << "four stretches between the barriers";
   EXPECT_NE(persistent->basis.find("3 grid barriers"), std::string::npos) << persistent->basis;
+
+  no_barrier.cluster_barrier_s = 0;
+  EXPECT_FALSE(model_rung(plan(Rung::cluster), 100, {.kernels = 1, .barriers = 3}, no_barrier))
+      << "no cluster barrier figure (a profile saved before link measured one), no model";
+  const auto cluster = model_rung(plan(Rung::cluster), 100, {.kernels = 1, .barriers = 3}, p);
+  ASSERT_TRUE(cluster);
+  EXPECT_DOUBLE_EQ(cluster->dispatch_s, 2 + 3 + 3 * 0.25) << "one graph node, the sync, the cluster barriers";
+  EXPECT_DOUBLE_EQ(cluster->copies_s, zero_copy->copies_s);
+  EXPECT_DOUBLE_EQ(cluster->compute_s, 0) << "the keys never sweep device memory";
+  EXPECT_NE(cluster->basis.find("3 cluster barriers"), std::string::npos) << cluster->basis;
 }
 
 TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
@@ -325,8 +354,10 @@ TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
   EXPECT_EQ(bench.dispatches(Rung::persistent).barriers, bench.fused_steps() - 1);
   EXPECT_EQ(bench.dispatches(Rung::onchip).barriers, 0u);
   EXPECT_EQ(bench.dispatches(Rung::zerocopy).kernels, bench.fused_steps());
+  EXPECT_EQ(bench.dispatches(Rung::cluster).kernels, 1u);
+  EXPECT_EQ(bench.dispatches(Rung::cluster).barriers, bench.fused_steps() - 1) << "a cluster barrier where a step ended";
   // The emulator has no programmatic launch, so a dispatch run skips +fused; its graph still sorts here.
-  for (Rung rung : {Rung::fused, Rung::persistent, Rung::zerocopy}) {
+  for (Rung rung : {Rung::fused, Rung::persistent, Rung::zerocopy, Rung::cluster}) {
     const Measurement m = bench.rung(rung);
     EXPECT_EQ(m.check, Check::passed) << plan(rung).name;
     EXPECT_EQ(m.seconds.size(), 2u);
@@ -354,7 +385,7 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
       EXPECT_EQ(row.sample_count(), 3u);
       EXPECT_TRUE(row.model.has_value());
     }
-  EXPECT_EQ(ladder_rows, 2u * 7u) << "every rung but +pdl, +fused and +zerocopy, at each key count";
+  EXPECT_EQ(ladder_rows, 2u * 8u) << "every rung but +pdl, +fused and +zerocopy, at each key count";
   ASSERT_EQ(result.skipped.size(), 6u);
   EXPECT_NE(result.skipped[0].find("+pdl"), std::string::npos);
   EXPECT_NE(result.skipped[1].find("+fused"), std::string::npos);

@@ -85,21 +85,23 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
                    d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
                    d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s,
-                   d.grid_barrier_s})
+                   d.grid_barrier_s, d.cluster_barrier_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
 }
 
-TEST(Link, AGridBarrierIsTimedOnlyWhenEveryTeamSawTheOthersArrive) {
+TEST(Link, AGridOrClusterBarrierIsTimedOnlyWhenEveryTeamSawTheOthersArrive) {
   emu::EmuBackend backend;
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
-  const auto barrier = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
-    for (const auto& [key, value] : r.params)
-      if (key == "what" && std::get<std::string>(value).find("grid barrier") != std::string::npos) return true;
-    return false;
-  });
-  ASSERT_NE(barrier, out.result.rows.end());
-  EXPECT_EQ(barrier->check, Check::passed);
+  for (const std::string barrier_of : {"grid barrier, ", "cluster barrier, 16 teams"}) {
+    const auto barrier = std::find_if(out.result.rows.begin(), out.result.rows.end(), [&](const Row& r) {
+      for (const auto& [key, value] : r.params)
+        if (key == "what" && std::get<std::string>(value).find(barrier_of) != std::string::npos) return true;
+      return false;
+    });
+    ASSERT_NE(barrier, out.result.rows.end()) << barrier_of;
+    EXPECT_EQ(barrier->check, Check::passed) << barrier_of;
+  }
   EXPECT_NE(std::find_if(out.result.skipped.begin(), out.result.skipped.end(),
                          [](const std::string& s) { return s.find("programmatic edges") != std::string::npos; }),
             out.result.skipped.end());

@@ -5,6 +5,7 @@
 #include <utility>
 #include <fmt/format.h>
 
+#include "backend/cuda/cuda_clusters.hpp"
 #include "backend/cuda/cuda_stream.hpp"
 #include "backend/cuda/nvml_facts.hpp"
 #include "core/error.hpp"
@@ -54,7 +55,8 @@ class CudaBackend final : public Backend {
     FERRY_CUDA(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     return {.programmatic_launch = major >= 9,
             .all_teams_at_once = cooperative != 0,
-            .team_shared_bytes = static_cast<std::size_t>(shared_optin)};
+            .team_shared_bytes = static_cast<std::size_t>(shared_optin),
+            .cluster_teams = largest_cluster_on(device)};
   }
 
   Machine describe_machine() const override {

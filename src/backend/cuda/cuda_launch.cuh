@@ -123,6 +123,21 @@ struct DeviceTeam {
     cooperative_groups::this_grid().sync();
 #endif
   }
+  // Only in a cluster launch of one cluster (cluster_teams below), where a
+  // team's index is its rank in the cluster.
+  __host__ __device__ void cluster_sync() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::this_cluster().sync();
+#endif
+  }
+  __host__ __device__ std::byte* peer_shared(int team) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    return cooperative_groups::this_cluster().map_shared_rank(shared(), team);
+#else
+    (void)team;
+    return nullptr;
+#endif
+  }
 };
 
 // Threads in one team: 256 unless the kernel names its own `threads_per_team`.
@@ -165,10 +180,11 @@ void allow_shared_bytes(int device, std::size_t bytes) {
   now = bytes;
 }
 
-// How many of the kernel's teams the device holds at once; asked once per
-// device and size, so that a timed launch does not ask again.
-template <class Kernel>
-int resident_teams(int device, std::size_t shared_bytes) {
+// What `ask` answers about the kernel on `device` with `shared_bytes` of
+// on-chip memory per team: asked once per device and size (and per question:
+// each lambda is its own type), so that a timed launch does not ask again.
+template <class Kernel, class Ask>
+int asked_once(int device, std::size_t shared_bytes, const Ask& ask) {
   static std::mutex mutex;
   static std::map<std::pair<int, std::size_t>, int> known;
   const std::lock_guard lock(mutex);
@@ -177,11 +193,19 @@ int resident_teams(int device, std::size_t shared_bytes) {
   // Without the opt-in, a team asking for more than 48 KiB fits nowhere.
   use_device(device);
   allow_shared_bytes<Kernel>(device, shared_bytes);
-  int per_multiprocessor = 0, multiprocessors = 0;
-  FERRY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, teams_kernel<Kernel>,
-                                                           threads_per_team<Kernel>(), shared_bytes));
-  FERRY_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
-  return known[{device, shared_bytes}] = per_multiprocessor * multiprocessors;
+  return known[{device, shared_bytes}] = ask();
+}
+
+// How many of the kernel's teams the device holds at once.
+template <class Kernel>
+int resident_teams(int device, std::size_t shared_bytes) {
+  return asked_once<Kernel>(device, shared_bytes, [&] {
+    int per_multiprocessor = 0, multiprocessors = 0;
+    FERRY_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, teams_kernel<Kernel>,
+                                                             threads_per_team<Kernel>(), shared_bytes));
+    FERRY_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    return per_multiprocessor * multiprocessors;
+  });
 }
 
 template <class Kernel>
@@ -208,6 +232,46 @@ void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, b
   void* arguments[] = {&argument};
   FERRY_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(teams_kernel<Kernel>), dim3(teams), dim3(threads),
                                          arguments, shared_bytes, static_cast<cudaStream_t>(stream)));
+}
+
+// The most teams of one thread-block cluster (Hopper) of the kernel: sizes
+// above the portable 8 allowed.
+template <class Kernel>
+int largest_cluster(int device, std::size_t shared_bytes) {
+  return asked_once<Kernel>(device, shared_bytes, [&] {
+    FERRY_CUDA(cudaFuncSetAttribute(teams_kernel<Kernel>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(1);
+    config.blockDim = dim3(threads_per_team<Kernel>());
+    config.dynamicSmemBytes = shared_bytes;
+    int teams = 0;
+    FERRY_CUDA(cudaOccupancyMaxPotentialClusterSize(&teams, teams_kernel<Kernel>, &config));
+    return teams;
+  });
+}
+
+// Every team as one cluster; a cluster the device cannot hold is refused
+// before launch, as a cooperative launch's teams are.
+template <class Kernel>
+void cluster_teams(void* stream, int device, int teams, const Kernel& kernel, std::size_t shared_bytes) {
+  const int largest = largest_cluster<Kernel>(device, shared_bytes);
+  if (teams > largest)
+    throw RuntimeFailure("a cluster of " + std::to_string(teams) + " teams does not fit on device " +
+                         std::to_string(device) + ", whose largest cluster of this kernel holds " +
+                         std::to_string(largest));
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = static_cast<unsigned>(teams);
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(teams));
+  config.blockDim = dim3(threads_per_team<Kernel>());
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = static_cast<cudaStream_t>(stream);
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  FERRY_CUDA(cudaLaunchKernelEx(&config, teams_kernel<Kernel>, kernel));
 }
 
 }  // namespace ferry::cuda

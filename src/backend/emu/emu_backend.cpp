@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "backend/emu/emu_stream.hpp"
+#include "backend/launch.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -50,8 +51,12 @@ DeviceFeatures EmuBackend::device_features(int device) const {
   // Teams are host threads, so all run at once. A team's on-chip memory is
   // heap memory, offered in Hopper's amount so that a workload takes the same
   // on-chip paths here as on an H100. Stream order on the emulator is always
-  // complete, so there is nothing programmatic to launch early.
-  return {.programmatic_launch = false, .all_teams_at_once = true, .team_shared_bytes = 227 << 10};
+  // complete, so there is nothing programmatic to launch early. A cluster's
+  // teams are threads that share their heap memory.
+  return {.programmatic_launch = false,
+          .all_teams_at_once = true,
+          .team_shared_bytes = 227 << 10,
+          .cluster_teams = emulated_cluster_teams};
 }
 
 Machine EmuBackend::describe_machine() const {

@@ -118,6 +118,10 @@ void enqueue_fused_sort(Stream& stream, std::uint32_t* in, std::uint32_t* keys, 
 // Every fused step in one cooperative kernel of `teams` teams.
 void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count, std::uint64_t tile, int teams);
 int persistent_capacity(Stream& stream, std::uint64_t tile);  // the most of those teams the device holds at once
+// The whole sort as one cluster of count / tile teams, reading the keys from
+// `in` once and writing them to `out` once (ClusterFusedSort).
+void enqueue_cluster_sort(Stream& stream, const std::uint32_t* in, std::uint32_t* out, std::uint64_t count,
+                          std::uint64_t tile);
 // One team sorts every key in its on-chip memory (OnChipSort).
 void enqueue_on_chip(Stream& stream, std::uint32_t* keys, std::uint64_t count);
 

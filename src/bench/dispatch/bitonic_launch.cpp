@@ -1,4 +1,5 @@
 #include <string>
+#include <type_traits>
 
 #include "backend/launch.hpp"
 #include "bench/dispatch/bitonic.hpp"
@@ -10,30 +11,35 @@ namespace {
 
 StreamOrder order(bool programmatic) { return programmatic ? StreamOrder::programmatic : StreamOrder::complete; }
 
-// A thread per group of 8 keys, up to 256 a team (a tile of 2048 keys in one go).
-template <int Threads>
-void launch_on_chip_step(Stream& stream, const OnChipStep<256>& kernel, bool programmatic) {
-  if (Threads > 32 && (kernel.tile >> group_bits) < Threads)
-    return launch_on_chip_step<(Threads > 32 ? Threads / 2 : 32)>(stream, kernel, programmatic);
-  const OnChipStep<Threads> sized{kernel.from, kernel.to, kernel.count, kernel.tile, kernel.step};
-  parallel_teams(stream, static_cast<int>(kernel.count / kernel.tile), sized, Residency::any, on_chip_bytes(kernel.tile),
-                 order(programmatic));
+// launch(std::integral_constant<int, T>{}) with T the threads of a team for
+// tiles of `tile` keys: a thread per group of 8 keys, 32 to 256 (a tile of
+// 2048 keys in one go).
+template <int Threads = 256, class Launch>
+void with_team_threads(std::uint64_t tile, const Launch& launch) {
+  if constexpr (Threads > 32) {
+    if ((tile >> group_bits) < Threads) return with_team_threads<Threads / 2>(tile, launch);
+  }
+  launch(std::integral_constant<int, Threads>{});
 }
 
-// A step that reads the keys from `from` and leaves them in `to`; only the
-// on-chip steps, which every sort starts and ends with, take them elsewhere,
-// and move whole tiles there.
 // The on-chip stages are compiled for tiles up to largest_tile; a larger one
 // would leave its stages undone, so it is refused here as well as by the ladder.
 void require_compiled_tile(std::uint64_t tile) {
   if (std::string why = uncompiled_tile_reason(tile); !why.empty()) throw RuntimeFailure(why);
 }
 
+// A step that reads the keys from `from` and leaves them in `to`; only the
+// on-chip steps, which every sort starts and ends with, take them elsewhere,
+// and move whole tiles there.
+
 void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,
                        std::uint64_t tile, const FusedStep& step, bool programmatic) {
   require_compiled_tile(tile);
   if (step.on_chip) {
-    launch_on_chip_step<256>(stream, {from, to, count, tile, step}, programmatic);
+    with_team_threads(tile, [&](auto threads) {
+      parallel_teams(stream, static_cast<int>(count / tile), OnChipStep<threads()>{from, to, count, tile, step},
+                     Residency::any, on_chip_bytes(tile), order(programmatic));
+    });
   } else {
     parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step}, order(programmatic));
   }
@@ -65,6 +71,15 @@ void enqueue_persistent(Stream& stream, std::uint32_t* keys, std::uint64_t count
 
 int persistent_capacity(Stream& stream, std::uint64_t tile) {
   return resident_teams(stream, PersistentFusedSort{nullptr, 0, 0}, on_chip_bytes(tile));
+}
+
+void enqueue_cluster_sort(Stream& stream, const std::uint32_t* in, std::uint32_t* out, std::uint64_t count,
+                          std::uint64_t tile) {
+  require_compiled_tile(tile);
+  with_team_threads(tile, [&](auto threads) {
+    parallel_teams(stream, static_cast<int>(count / tile), ClusterFusedSort<threads()>{in, out, count, tile},
+                   Residency::one_cluster, on_chip_bytes(tile));
+  });
 }
 
 void enqueue_on_chip(Stream& stream, std::uint32_t* keys, std::uint64_t count) {

@@ -128,7 +128,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     if (ladder.empty()) continue;
     annotate_ladder(result, ladder, copies_s, bench.passes());
     auto ran = [&](Rung r) { return std::any_of(ladder.begin(), ladder.end(), [r](const LadderRow& l) { return l.rung == r; }); };
-    if (ran(Rung::fused) || ran(Rung::persistent) || ran(Rung::zerocopy))
+    if (ran(Rung::fused) || ran(Rung::persistent) || ran(Rung::zerocopy) || ran(Rung::cluster))
       result.notes.push_back(bench.fused_steps() == 1
                                  ? fmt::format("{} keys in tiles of {}: one step, every tile sorted on chip instead of {} "
                                                "passes", keys, bench.tile(), passes)
@@ -138,6 +138,10 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     if (ran(Rung::persistent))
       result.notes.push_back(fmt::format("{} keys, +persistent: {} team{}, all resident, a grid barrier between steps", keys,
                                          bench.persistent_teams(), bench.persistent_teams() == 1 ? "" : "s"));
+    if (ran(Rung::cluster))
+      result.notes.push_back(fmt::format("{} keys, +cluster: one cluster of {} team{}, a tile each, {} cluster barriers",
+                                         keys, keys / bench.tile(), keys == bench.tile() ? "" : "s",
+                                         bench.dispatches(Rung::cluster).barriers));
 
     const LadderRow& best = *std::min_element(ladder.begin(), ladder.end(), [&](const LadderRow& a, const LadderRow& b) {
       return result.rows[a.row].value() < result.rows[b.row].value();
@@ -165,11 +169,12 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
 
   if (profile.graph_per_kernel_s > 0)
     result.notes.push_back(fmt::format("dispatch costs per kernel ({}, empty kernels): launch + sync {} us, stream launch {} "
-                                       "us, graph replay {} us, with programmatic edges {}; a grid barrier {}",
+                                       "us, graph replay {} us, with programmatic edges {}; a grid barrier {}, a "
+                                       "cluster barrier {}",
                                        config.profile_origin, us(profile.launch_and_sync_s),
                                        us(profile.launch_per_kernel_s), us(profile.graph_per_kernel_s),
                                        figure_us(profile.programmatic_graph_per_kernel_s),
-                                       figure_us(profile.grid_barrier_s)));
+                                       figure_us(profile.grid_barrier_s), figure_us(profile.cluster_barrier_s)));
   if (!capabilities.gpu_timings)
     result.notes.push_back("emulator: every key is checked as on a GPU, but the timings are CPU timings");
   return result;

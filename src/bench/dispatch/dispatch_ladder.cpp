@@ -37,6 +37,10 @@ const RungPlan plans[] = {
     {.name = "+zerocopy",
      .change = "+fused without copies: its first kernel reads the keys from mapped host memory, its last writes them there",
      .host = mapped, .graph = true, .programmatic = true, .fused = true, .zero_copy = true},
+    {.name = "+cluster",
+     .change = "+zerocopy's kernels as one kernel of a thread-block cluster holding every key on chip; the longer "
+               "passes reach the other teams' on-chip memory between cluster barriers",
+     .host = mapped, .graph = true, .fused = true, .zero_copy = true, .cluster = true},
 };
 
 }  // namespace
@@ -71,7 +75,12 @@ std::string unavailable_reason(Rung rung, std::uint64_t keys, std::uint64_t tile
            "emulator's streams always wait for the work before)";
   if (p.persistent && !features.all_teams_at_once) return "the device cannot launch cooperative kernels";
   if (p.zero_copy && !capabilities.mapped_memory) return "the backend has no mapped host memory for kernels to reach";
+  if (p.cluster && features.cluster_teams <= 0)
+    return "the device launches no thread-block clusters (Hopper, compute capability 9.0, and later)";
   const std::uint64_t on_chip = p.on_chip ? keys : std::min(tile, keys);
+  if (p.cluster && keys / on_chip > static_cast<std::uint64_t>(features.cluster_teams))
+    return fmt::format("{} keys in tiles of {} are {} teams; one cluster holds at most {}", keys, on_chip,
+                       keys / on_chip, features.cluster_teams);
   if (p.fused && on_chip > largest_tile) return uncompiled_tile_reason(on_chip);
   if ((p.fused || p.on_chip) && on_chip_bytes(on_chip) > features.team_shared_bytes)
     return fmt::format("{} keys need {} of on-chip memory; one team gets {}", on_chip,

@@ -11,11 +11,11 @@
 
 namespace ferry::dispatch {
 
-enum class Rung { baseline, prealloc, nohostsync, graph, pinned, pdl, fused, persistent, onchip, zerocopy };
+enum class Rung { baseline, prealloc, nohostsync, graph, pinned, pdl, fused, persistent, onchip, zerocopy, cluster };
 
-inline constexpr Rung ladder[] = {Rung::baseline, Rung::prealloc,   Rung::nohostsync, Rung::graph,
-                                  Rung::pinned,   Rung::pdl,        Rung::fused,      Rung::persistent,
-                                  Rung::onchip,   Rung::zerocopy};
+inline constexpr Rung ladder[] = {Rung::baseline, Rung::prealloc, Rung::nohostsync, Rung::graph,
+                                  Rung::pinned,   Rung::pdl,      Rung::fused,      Rung::persistent,
+                                  Rung::onchip,   Rung::zerocopy, Rung::cluster};
 
 // How a rung dispatches the sort's passes.
 struct RungPlan {
@@ -30,12 +30,13 @@ struct RungPlan {
   bool persistent = false;        // the steps in one cooperative kernel, a grid barrier between them
   bool on_chip = false;           // one team sorts in its on-chip memory
   bool zero_copy = false;         // no copies: the first kernel reads the keys from mapped host memory, the last writes them there
-  bool one_kernel() const { return persistent || on_chip; }
+  bool cluster = false;           // the fused plan in one kernel of a thread-block cluster, every key in its on-chip memory
+  bool one_kernel() const { return persistent || on_chip || cluster; }
 };
 
 const RungPlan& plan(Rung rung);
 
-// What one sort costs a rung in dispatch: the kernels it launches, and the grid barriers inside them.
+// What one sort costs a rung in dispatch: the kernels it launches, and the grid (or cluster) barriers inside them.
 struct Dispatches {
   std::size_t kernels = 0;
   std::size_t barriers = 0;

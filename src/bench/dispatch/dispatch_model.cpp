@@ -19,11 +19,15 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
                               : p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
   // Each kernel, and each stretch between grid barriers, reads every key and
   // writes at most every key: a device copy's traffic. Passes inside a
-  // stretch stay on chip.
-  m.compute_s = (kernels + barriers) * bytes / p.device_copy_Bps;
+  // stretch stay on chip, and in a cluster every pass does.
+  m.compute_s = plan.cluster ? 0 : (kernels + barriers) * bytes / p.device_copy_Bps;
 
   std::string launches;
-  if (plan.one_kernel()) {
+  if (plan.cluster) {
+    if (d.barriers > 0 && !(p.cluster_barrier_s > 0)) return std::nullopt;
+    m.dispatch_s = p.graph_per_kernel_s + p.sync_wakeup_s + barriers * p.cluster_barrier_s;
+    launches = fmt::format("1 graph node + sync + {} cluster barriers", d.barriers);
+  } else if (plan.one_kernel()) {
     if (d.barriers > 0 && !(p.grid_barrier_s > 0)) return std::nullopt;
     m.dispatch_s = p.launch_and_sync_s + barriers * p.grid_barrier_s;
     launches = d.barriers > 0 ? fmt::format("1 launch + sync + {} grid barriers", d.barriers) : "1 launch + sync";
@@ -41,7 +45,8 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
     launches = fmt::format("{} stream launches + sync", d.kernels);
   }
   if (!(m.dispatch_s > 0)) return std::nullopt;
-  const char* traffic = plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
+  const char* traffic = plan.cluster ? "every pass on chip (not modelled)"
+                        : plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
                         : plan.fused ? "a device copy's traffic per step (passes on chip not modelled)"
                                      : "passes at device copy rate";
   const std::string keys_moved = plan.zero_copy ? std::string("keys read and written over the link by the kernels")

@@ -1,8 +1,8 @@
 #pragma once
 // What a rung should cost, from link's ceilings: its kernels times what
-// launching one costs the way the rung launches it, and its grid barriers
-// times one barrier's cost, plus the copies, plus the memory traffic of each
-// kernel or stretch between barriers at the device's copy rate.
+// launching one costs the way the rung launches it, and its grid (or
+// cluster) barriers times one barrier's cost, plus the copies, plus the memory
+// traffic of each kernel or stretch between barriers at the device's copy rate.
 #include <cstdint>
 #include <optional>
 #include <string>

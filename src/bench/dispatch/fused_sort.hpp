@@ -150,11 +150,22 @@ FERRY_HD void tile_in(const Team& team, const std::uint32_t* from, const Place<P
     for (std::uint32_t i = rank; i < tile; i += size) on_chip[first + i] = from[first + i];
     return;
   }
+  // Every load of a batch is issued before its stores: a store to on-chip
+  // memory through a plain pointer could alias the next load, so otherwise
+  // each 16 bytes waits a full trip to memory (across PCIe for +zerocopy).
+  constexpr std::uint32_t batch = 4;
   const auto* four = reinterpret_cast<const FourKeys*>(from + first);
-  for (std::uint32_t q = rank; q < tile / 4; q += size) {
-    const FourKeys keys = four[q];
+  for (std::uint32_t q = rank; q < tile / 4; q += batch * size) {
+    FourKeys keys[batch];
     FERRY_UNROLL
-    for (std::uint32_t k = 0; k < 4; ++k) on_chip[first + 4 * q + k] = keys.key[k];
+    for (std::uint32_t b = 0; b < batch; ++b)
+      if (q + b * size < tile / 4) keys[b] = four[q + b * size];
+    FERRY_UNROLL
+    for (std::uint32_t b = 0; b < batch; ++b) {
+      if (q + b * size >= tile / 4) break;
+      FERRY_UNROLL
+      for (std::uint32_t k = 0; k < 4; ++k) on_chip[first + 4 * (q + b * size) + k] = keys[b].key[k];
+    }
   }
 }
 
@@ -247,28 +258,34 @@ FERRY_HD void with_top_bit(int hi, const Stage& stage) {
   }
 }
 
+// The passes of stage 2^block_bits shorter than a tile, on a tile in on-chip
+// memory. Tiles of 2 or 4 keys, smaller than a group, take one window of sort_group.
+template <class Team>
+FERRY_HD void run_on_chip_stage(const Team& team, const Place<Padded>& on_chip, int tile_bits, int block_bits) {
+  const int top = (block_bits < tile_bits ? block_bits : tile_bits) - 1;
+  const std::uint32_t block = 1u << block_bits;
+  if (tile_bits < group_bits) {
+    if (team.rank() == 0) sort_group(on_chip, on_chip, 0, group_for(top, 0, tile_bits), block, on_chip.first);
+    return;
+  }
+  const std::uint32_t groups = 1u << (tile_bits - group_bits);
+  with_top_bit(top, [&](auto top_bit) { stage_windows<top_bit()>(team, on_chip, groups, block, on_chip.first); });
+}
+
 // An on-chip step for each tile the team takes: the tile moves into on-chip
-// memory whole (16 bytes a thread), its stages run there, and it moves back
-// to `to`. Tiles of 2 or 4 keys, smaller than a group, take one window a stage of sort_group.
+// memory whole (16 bytes a thread), its stages run there, and it moves back to `to`.
 template <class Team>
 FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint32_t* to, std::uint64_t count,
                                std::uint64_t tile, const FusedStep& step) {
   const int tile_bits = log2_of(tile);
   const int first_bits = log2_of(step.block_first), last_bits = log2_of(step.block_last);
-  const std::uint32_t groups = tile_bits < group_bits ? 1 : static_cast<std::uint32_t>(tile) >> group_bits;
   for (std::uint64_t t = static_cast<std::uint64_t>(team.index()); t < count / tile; t += static_cast<std::uint64_t>(team.count())) {
     const auto first = static_cast<std::uint32_t>(t * tile);
     const Place<Padded> on_chip{reinterpret_cast<std::uint32_t*>(team.shared()), first, {}};
     tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
     for (int block_bits = first_bits; block_bits <= last_bits; ++block_bits) {
       team.sync();  // the tile, or the stage before, is on chip
-      const int top = (block_bits < tile_bits ? block_bits : tile_bits) - 1;
-      const std::uint32_t block = 1u << block_bits;
-      if (tile_bits < group_bits) {
-        if (team.rank() == 0) sort_group(on_chip, on_chip, 0, group_for(top, 0, tile_bits), block, first);
-      } else {
-        with_top_bit(top, [&](auto top_bit) { stage_windows<top_bit()>(team, on_chip, groups, block, first); });
-      }
+      run_on_chip_stage(team, on_chip, tile_bits, block_bits);
     }
     team.sync();
     tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
@@ -282,9 +299,59 @@ FERRY_HD inline void run_long_group(std::uint32_t* keys, std::uint32_t g, const 
   sort_group(device, device, g, step.group, static_cast<std::uint32_t>(step.block_first), 0);
 }
 
+// Index i of the whole sort in a cluster's on-chip memory: team i / tile's, at
+// the slot i % tile takes in its own tile.
+template <class Team>
+struct ClusterPlace {
+  const Team* team;
+  int tile_bits;
+  FERRY_HD std::uint32_t& operator[](std::uint32_t index) const {
+    auto* keys = reinterpret_cast<std::uint32_t*>(team->peer_shared(static_cast<int>(index >> tile_bits)));
+    return keys[Padded{}(index & ((1u << tile_bits) - 1))];
+  }
+};
+
+// The whole sort in one cluster's on-chip memory, a tile a team: from `from`
+// to `to`, which are read and written once each. Every stage's passes shorter
+// than a tile run as in an on-chip step; the longer ones, in groups of up to
+// three passes, read and write the other teams' on-chip memory between
+// cluster barriers, where +fused has a kernel sweep device memory. After the
+// last barrier no team touches another's memory, so each may leave when done.
+template <class Team>
+FERRY_HD void run_cluster_sort(const Team& team, const std::uint32_t* from, std::uint32_t* to, std::uint64_t count,
+                               std::uint64_t tile) {
+  const int tile_bits = log2_of(tile), count_bits = log2_of(count);
+  const auto first = static_cast<std::uint32_t>(team.index()) << tile_bits;
+  const Place<Padded> on_chip{reinterpret_cast<std::uint32_t*>(team.shared()), first, {}};
+  const ClusterPlace<Team> cluster{&team, tile_bits};
+  const auto size = static_cast<std::uint32_t>(team.size());
+  const std::uint32_t me = static_cast<std::uint32_t>(team.index()) * size + static_cast<std::uint32_t>(team.rank());
+  const std::uint32_t threads = static_cast<std::uint32_t>(team.count()) * size;
+  tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
+  for (int block_bits = 1; block_bits <= count_bits; ++block_bits) {
+    const std::uint32_t block = 1u << block_bits;
+    if (block_bits > tile_bits) {
+      for (int hi = block_bits - 1; hi >= tile_bits; hi -= group_bits) {
+        const int lo = hi - group_bits + 1 > tile_bits ? hi - group_bits + 1 : tile_bits;
+        const Group group = group_for(hi, lo, count_bits);
+        team.cluster_sync();  // every team's keys from the stage or window before are in place
+        for (std::uint32_t g = me; g < static_cast<std::uint32_t>(count >> group.width); g += threads)
+          sort_group(cluster, cluster, g, group, block, 0);
+      }
+      team.cluster_sync();
+    } else {
+      team.sync();
+    }
+    run_on_chip_stage(team, on_chip, tile_bits, block_bits);
+  }
+  team.sync();
+  tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
+}
+
 // The kernels: one on-chip step per launch (from `from` to `to`), one long
-// step per launch (a thread per group), or every step in one cooperative
-// launch with a grid barrier where a kernel would have ended.
+// step per launch (a thread per group), every step in one cooperative
+// launch with a grid barrier where a kernel would have ended, or the whole
+// sort in one cluster.
 template <int Threads>
 struct OnChipStep {
   static constexpr int threads_per_team = Threads;
@@ -323,6 +390,18 @@ struct PersistentFusedSort {
       const std::uint64_t groups = count >> step.group.width;
       for (std::uint64_t g = me; g < groups; g += stride) run_long_group(keys, static_cast<std::uint32_t>(g), step);
     });
+  }
+};
+
+template <int Threads>
+struct ClusterFusedSort {
+  static constexpr int threads_per_team = Threads;
+  const std::uint32_t* from;
+  std::uint32_t* to;
+  std::uint64_t count, tile;
+  template <class Team>
+  FERRY_HD void operator()(const Team& team) const {
+    run_cluster_sort(team, from, to, count, tile);
   }
 };
 

@@ -32,13 +32,13 @@ SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, std::uint
 Dispatches SortBench::dispatches(Rung rung) const {
   const RungPlan& p = plan(rung);
   if (p.on_chip) return {.kernels = 1, .barriers = 0};
-  if (p.persistent) return {.kernels = 1, .barriers = steps_.size() - 1};
+  if (p.persistent || p.cluster) return {.kernels = 1, .barriers = steps_.size() - 1};
   return {.kernels = p.fused ? steps_.size() : passes_.size(), .barriers = 0};
 }
 
 SortBench::HostKeys& SortBench::host(MemoryKind kind) {
   if (kind != MemoryKind::mapped) return kind == MemoryKind::pinned ? pinned_ : pageable_;
-  if (!mapped_)  // only +zerocopy reads it: allocated when it first runs
+  if (!mapped_)  // only +zerocopy and +cluster read it: allocated when either first runs
     mapped_ = HostKeys{backend_.allocate_host(MemoryKind::mapped, count_ * 4), backend_.allocate_host(MemoryKind::mapped, count_ * 4)};
   return *mapped_;
 }
@@ -107,10 +107,12 @@ Measurement SortBench::rung(Rung rung) {
   if (p.graph) {
     auto* work = device_keys_.as<std::uint32_t>();
     stream_->begin_capture();
-    if (p.fused) {
-      // +zerocopy's first and last kernels reach the host buffers themselves.
-      std::uint32_t* in = p.zero_copy ? keys.in.device_view_as<std::uint32_t>() : work;
-      std::uint32_t* out = p.zero_copy ? keys.out.device_view_as<std::uint32_t>() : work;
+    // +zerocopy's first and last kernels, and +cluster's one, reach the host buffers themselves.
+    std::uint32_t* in = p.zero_copy ? keys.in.device_view_as<std::uint32_t>() : work;
+    std::uint32_t* out = p.zero_copy ? keys.out.device_view_as<std::uint32_t>() : work;
+    if (p.cluster) {
+      enqueue_cluster_sort(*stream_, in, out, count_, tile_);
+    } else if (p.fused) {
       enqueue_fused_sort(*stream_, in, work, out, count_, tile_, p.programmatic);
     } else {
       for (const Pass& pass : passes_) enqueue_pass(*stream_, work, count_, pass, p.programmatic);

@@ -51,22 +51,24 @@ void measure_programmatic_replay(LinkRun& run, int device, Stream& stream) {
   run.add(std::move(row));
 }
 
-// A grid-wide barrier in a cooperative kernel, a team per multiprocessor: what
-// a persistent kernel pays where a chain of kernels would launch the next.
-void measure_grid_barrier(LinkRun& run, int device, Stream& stream) {
-  if (!run.backend.device_features(device).all_teams_at_once) {
-    run.skip("grid barrier: the device cannot launch cooperative kernels");
-    return;
-  }
-  run.progress.step(fmt::format("device {}: grid barrier", device));
+// `teams` teams crossing barriers in a row, each team checking that its
+// neighbour arrived, timed on the device: a row per barrier.
+template <bool Cluster>
+Row time_barriers(LinkRun& run, int device, Stream& stream, int teams, const std::string& what) {
   // Enough barriers that the launch around them is a few percent; fewer where a barrier is a CPU thread's wait.
   const int barriers = run.backend.capabilities().gpu_timings ? 1000 : 50;
-  const int teams = grid_barrier_teams(stream, run.gpu(device).multiprocessors);
   Buffer words = run.backend.allocate_device(device, static_cast<std::size_t>(teams + 1) * sizeof(std::uint64_t));
   Buffer misses = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
   auto* arrivals = words.as<std::uint64_t>();
+  const TeamBarriers<Cluster> kernel{arrivals, arrivals + teams, barriers};
   Trial trial{.prepare = [&] { stream.fill(words.data(), 0, words.bytes()); },
-              .enqueue = [&](Stream& s) { launch_grid_barriers(s, teams, {arrivals, arrivals + teams, barriers}); },
+              .enqueue = [&](Stream& s) {
+                if constexpr (Cluster) {
+                  launch_cluster_barriers(s, teams, kernel);
+                } else {
+                  launch_grid_barriers(s, teams, kernel);
+                }
+              },
               .check = [&] {
                 *misses.as<std::uint64_t>() = ~0ull;
                 stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));
@@ -75,9 +77,36 @@ void measure_grid_barrier(LinkRun& run, int device, Stream& stream) {
               }};
   Measurement m = time_on_device(run.backend, stream, run.config.latency_repeat, trial);
   for (double& s : m.seconds) s /= barriers;
-  Row row = dispatch_row(fmt::format("grid barrier, {} teams, per barrier", teams), device, 1, m);
+  Row row = dispatch_row(fmt::format("{}, {} teams, per barrier", what, teams), device, 1, m);
   row.note = fmt::format("{} barriers a sample; every team saw every other arrive", barriers);
+  return row;
+}
+
+// A grid-wide barrier in a cooperative kernel, a team per multiprocessor: what
+// a persistent kernel pays where a chain of kernels would launch the next.
+void measure_grid_barrier(LinkRun& run, int device, Stream& stream) {
+  if (!run.backend.device_features(device).all_teams_at_once) {
+    run.skip("grid barrier: the device cannot launch cooperative kernels");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: grid barrier", device));
+  const int teams = grid_barrier_teams(stream, run.gpu(device).multiprocessors);
+  Row row = time_barriers<false>(run, device, stream, teams, "grid barrier");
   run.profile_of(device).grid_barrier_s = row.stats().median;
+  run.add(std::move(row));
+}
+
+// A barrier of the largest thread-block cluster the device launches: what a
+// sort held in one cluster's on-chip memory pays between its long passes.
+void measure_cluster_barrier(LinkRun& run, int device, Stream& stream) {
+  const int teams = run.backend.device_features(device).cluster_teams;
+  if (teams < 2) {
+    run.skip("cluster barrier: the device launches no thread-block clusters of 2 or more teams");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: cluster barrier", device));
+  Row row = time_barriers<true>(run, device, stream, teams, "cluster barrier");
+  run.profile_of(device).cluster_barrier_s = row.stats().median;
   run.add(std::move(row));
 }
 
@@ -118,6 +147,7 @@ void measure_dispatch(LinkRun& run, int device) {
     run.skip("graph replay: the backend has no graphs");
   }
   measure_grid_barrier(run, device, *stream);
+  measure_cluster_barrier(run, device, *stream);
 
   if (!run.backend.capabilities().mapped_memory) {
     run.skip("sync wake-up: the backend cannot map host memory into a device");

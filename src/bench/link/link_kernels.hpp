@@ -140,11 +140,13 @@ struct LoadedReadRoundTrip {
   }
 };
 
-// Teams that meet at `barriers` grid-wide barriers in a row. Before barrier b
-// (from 1) each team writes b as its arrival; after it, each checks that the
-// next team's arrival has reached b, and counts a miss where it has not: a
-// barrier that let a team through early cannot pass.
-struct GridBarriers {
+// Teams that meet at `barriers` barriers in a row: grid-wide in a
+// cooperative kernel, or cluster-wide in one thread-block cluster. Before
+// barrier b (from 1) each team writes b as its arrival; after it, each checks
+// that the next team's arrival has reached b, and counts a miss where it has
+// not: a barrier that let a team through early cannot pass.
+template <bool Cluster>
+struct TeamBarriers {
   std::uint64_t* arrivals;  // one per team
   std::uint64_t* misses;
   int barriers;
@@ -153,12 +155,18 @@ struct GridBarriers {
     const int next = (team.index() + 1) % team.count();
     for (int b = 1; b <= barriers; ++b) {
       if (team.rank() == 0) store_relaxed_device(arrivals + team.index(), static_cast<std::uint64_t>(b));
-      team.grid_sync();
+      if constexpr (Cluster) {
+        team.cluster_sync();
+      } else {
+        team.grid_sync();
+      }
       if (team.rank() == 0 && load_relaxed_device(arrivals + next) < static_cast<std::uint64_t>(b))
         increment_relaxed_device(misses);
     }
   }
 };
+using GridBarriers = TeamBarriers<false>;
+using ClusterBarriers = TeamBarriers<true>;
 
 // Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
 void launch_empty(Stream& stream, bool programmatic = false);
@@ -169,6 +177,7 @@ void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);
 int loaded_resident_teams(Stream& stream);
 void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel);
+void launch_cluster_barriers(Stream& stream, int teams, const ClusterBarriers& kernel);
 // A team per multiprocessor, or as many as the device holds at once where it holds fewer or its count is unknown.
 int grid_barrier_teams(Stream& stream, int multiprocessors);
 

@@ -19,6 +19,9 @@ int loaded_resident_teams(Stream& stream) { return resident_teams(stream, Loaded
 void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel) {
   parallel_teams(stream, teams, kernel, Residency::all_at_once);
 }
+void launch_cluster_barriers(Stream& stream, int teams, const ClusterBarriers& kernel) {
+  parallel_teams(stream, teams, kernel, Residency::one_cluster);
+}
 int grid_barrier_teams(Stream& stream, int multiprocessors) {
   const int capacity = resident_teams(stream, GridBarriers{});
   return multiprocessors > 0 && multiprocessors < capacity ? multiprocessors : capacity;

@@ -41,6 +41,8 @@ struct Planner {
       add(fmt::format("device {}: graph replay", d), config.dispatch_repeat,
           {.waits = 1 + kernels / 8}, features.programmatic_launch ? 2 : 1);
     if (features.all_teams_at_once) add(fmt::format("device {}: grid barrier", d), config.latency_repeat, {.waits = 2});
+    if (features.cluster_teams >= 2)
+      add(fmt::format("device {}: cluster barrier", d), config.latency_repeat, {.waits = 2});
     if (capabilities.mapped_memory) {
       add(fmt::format("device {}: stream-sync wake-up", d), config.latency_repeat, {.waits = 2});
       // A flag round trip is about a quarter of a launch and sync; a mapped read about a tenth, 2000 to a sample.
