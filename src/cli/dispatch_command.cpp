@@ -77,9 +77,10 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "(+fused's kernels as one cooperative kernel, a grid barrier where each ended), +onchip (one team sorts every "
       "key on chip, where they fit), +zerocopy (+fused without copies: its first kernel reads the keys from mapped "
       "host memory, its last writes them there), +cluster (+zerocopy's kernels as one kernel of a thread-block "
-      "cluster, Hopper, that holds every key on chip, a tile a team: up to 16 tiles). A rung the device cannot run is "
-      "skipped with the reason. One iteration is H2D + sort + D2H (+zerocopy and +cluster: the sort alone), host wall "
-      "time, median of --iterations after a warm-up; fresh "
+      "cluster, Hopper, that holds every key on chip, a tile a team: up to 16 tiles), +resident (+cluster's kernel "
+      "launched once and left running: each sort is a doorbell in mapped memory and done flags the host polls). A "
+      "rung the device cannot run is skipped with the reason. One iteration is H2D + sort + D2H (the last three "
+      "rungs: the sort alone), host wall time, median of --iterations after a warm-up; fresh "
       "keys (duplicates included) every run, every output checked against std::sort. Beside each rung its model: "
       "kernels x launch cost + barriers x barrier cost + copies + each kernel's memory traffic at device copy rate, "
       "from link's ceilings.");
@@ -88,10 +89,10 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
                       "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
   command->add_option("--rungs", o->rungs,
                       "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
-                      "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy,+cluster)");
+                      "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy,+cluster,+resident)");
   command->add_option("--tile", o->tile,
-                      "keys one team sorts on chip in +fused, +persistent, +zerocopy and +cluster, a power of two "
-                      "(default 2048; at most the keys)");
+                      "keys one team sorts on chip in +fused, +persistent, +zerocopy, +cluster and +resident, a power "
+                      "of two (default 2048; at most the keys)");
   command->add_option("--iterations", o->iterations, "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
   command->add_option("--profile", o->profile_path,
                       "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");

@@ -11,6 +11,7 @@
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch_model.hpp"
 #include "bench/dispatch/fused_sort.hpp"
+#include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_bench.hpp"
 #include "bench/dispatch/sort_keys.hpp"
 #include "core/error.hpp"
@@ -146,7 +147,34 @@ void check_every_shape_sorts(Backend& backend) {
           << "+cluster, " << count << " keys in tiles of " << tile;
 }
 
+// One resident cluster sorts fresh keys again and again: each sort must read
+// the keys the host wrote for it, not an earlier sort's, and write every key.
+void check_resident_sorts(Backend& backend) {
+  const auto most = static_cast<std::uint64_t>(backend.device_features(0).cluster_teams);
+  for (std::uint64_t tile : {4ull, 64ull, 2048ull})
+    for (std::uint64_t count : {tile, most * tile}) {
+      Buffer in = backend.allocate_host(MemoryKind::mapped, count * 4);
+      Buffer out = backend.allocate_host(MemoryKind::mapped, count * 4);
+      ResidentSorter sorter(backend, 0, in, out, count, tile);
+      for (std::uint64_t draw = 1; draw <= 3; ++draw) {
+        fill_keys(in.as<std::uint32_t>(), count, draw);
+        std::fill_n(out.as<std::uint32_t>(), count, 0xA5A5A5A5u);
+        sorter.sort();
+        EXPECT_EQ(std::vector<std::uint32_t>(out.as<std::uint32_t>(), out.as<std::uint32_t>() + count),
+                  sorted_reference(in.as<std::uint32_t>(), count))
+            << count << " keys in tiles of " << tile << ", sort " << draw;
+      }
+    }
+}
+
 TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheEmulator) { check_every_shape_sorts(*make_backend("emu")); }
+
+TEST(Bitonic, AResidentClusterSortsFreshKeysEveryTimeOnTheEmulator) { check_resident_sorts(*make_backend("emu")); }
+
+TEST(Bitonic, AResidentClusterSortsFreshKeysEveryTimeOnTheGpu) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
+  check_resident_sorts(*make_backend("cuda"));
+}
 
 TEST(Bitonic, EveryShapeSortsLikeStdSortOnTheGpu) {
   if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << "no GPU here: " << cuda_unavailable_reason();
@@ -278,6 +306,7 @@ model::DeviceProfile profile() {
   p.sync_wakeup_s = 3;
   p.grid_barrier_s = 0.5;
   p.cluster_barrier_s = 0.25;
+  p.flag_round_trip_s = 1.5;
   p.zero_copy_read_Bps = 20;
   p.zero_copy_write_Bps = 40;
   p.mapped_read_latency_s = 0.25;
@@ -342,6 +371,14 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(cluster->copies_s, zero_copy->copies_s);
   EXPECT_DOUBLE_EQ(cluster->compute_s, 0) << "the keys never sweep device memory";
   EXPECT_NE(cluster->basis.find("3 cluster barriers"), std::string::npos) << cluster->basis;
+
+  const auto resident = model_rung(plan(Rung::resident), 100, {.kernels = 0, .barriers = 4}, p);
+  ASSERT_TRUE(resident);
+  EXPECT_DOUBLE_EQ(resident->dispatch_s, 1.5 + 4 * 0.25) << "a doorbell's round trip and the barriers, no launch";
+  EXPECT_DOUBLE_EQ(resident->copies_s, zero_copy->copies_s);
+  EXPECT_DOUBLE_EQ(resident->compute_s, 0);
+  p.flag_round_trip_s = 0;
+  EXPECT_FALSE(model_rung(plan(Rung::resident), 100, {.kernels = 0, .barriers = 4}, p)) << "no flag figure, no model";
 }
 
 TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
@@ -356,8 +393,10 @@ TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
   EXPECT_EQ(bench.dispatches(Rung::zerocopy).kernels, bench.fused_steps());
   EXPECT_EQ(bench.dispatches(Rung::cluster).kernels, 1u);
   EXPECT_EQ(bench.dispatches(Rung::cluster).barriers, bench.fused_steps() - 1) << "a cluster barrier where a step ended";
+  EXPECT_EQ(bench.dispatches(Rung::resident).kernels, 0u) << "launched once, before the sorts";
+  EXPECT_EQ(bench.dispatches(Rung::resident).barriers, bench.fused_steps()) << "and one more to start each sort";
   // The emulator has no programmatic launch, so a dispatch run skips +fused; its graph still sorts here.
-  for (Rung rung : {Rung::fused, Rung::persistent, Rung::zerocopy, Rung::cluster}) {
+  for (Rung rung : {Rung::fused, Rung::persistent, Rung::zerocopy, Rung::cluster, Rung::resident}) {
     const Measurement m = bench.rung(rung);
     EXPECT_EQ(m.check, Check::passed) << plan(rung).name;
     EXPECT_EQ(m.seconds.size(), 2u);
@@ -385,7 +424,7 @@ TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
       EXPECT_EQ(row.sample_count(), 3u);
       EXPECT_TRUE(row.model.has_value());
     }
-  EXPECT_EQ(ladder_rows, 2u * 8u) << "every rung but +pdl, +fused and +zerocopy, at each key count";
+  EXPECT_EQ(ladder_rows, 2u * 9u) << "every rung but +pdl, +fused and +zerocopy, at each key count";
   ASSERT_EQ(result.skipped.size(), 6u);
   EXPECT_NE(result.skipped[0].find("+pdl"), std::string::npos);
   EXPECT_NE(result.skipped[1].find("+fused"), std::string::npos);

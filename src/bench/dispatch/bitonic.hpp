@@ -47,7 +47,7 @@ struct Dense {
 struct Padded {
   FERRY_HD std::uint32_t operator()(std::uint32_t i) const { return i + i / 32; }
 };
-inline std::size_t on_chip_bytes(std::uint64_t count) { return 4 * (count + count / 32); }
+FERRY_HD inline std::size_t on_chip_bytes(std::uint64_t count) { return 4 * (count + count / 32); }
 
 // Pair `pair` of the pass: keys lo and lo + distance, lo with the distance bit clear.
 template <class Slot = Dense>
@@ -122,6 +122,11 @@ int persistent_capacity(Stream& stream, std::uint64_t tile);  // the most of tho
 // `in` once and writing them to `out` once (ClusterFusedSort).
 void enqueue_cluster_sort(Stream& stream, const std::uint32_t* in, std::uint32_t* out, std::uint64_t count,
                           std::uint64_t tile);
+// The same cluster left running for sort after sort (ResidentClusterSort):
+// `doorbell` and `done` (a flag per team) in mapped host memory.
+void launch_resident_sort(Stream& stream, const std::uint32_t* in, std::uint32_t* out, std::uint64_t count,
+                          std::uint64_t tile, const std::uint64_t* doorbell, std::uint64_t* done,
+                          std::uint64_t idle_timeout_ns);
 // One team sorts every key in its on-chip memory (OnChipSort).
 void enqueue_on_chip(Stream& stream, std::uint32_t* keys, std::uint64_t count);
 

@@ -4,6 +4,7 @@
 #include "backend/launch.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/fused_sort.hpp"
+#include "bench/dispatch/resident_sort.hpp"
 #include "core/error.hpp"
 
 namespace ferry::dispatch {
@@ -79,6 +80,17 @@ void enqueue_cluster_sort(Stream& stream, const std::uint32_t* in, std::uint32_t
   with_team_threads(tile, [&](auto threads) {
     parallel_teams(stream, static_cast<int>(count / tile), ClusterFusedSort<threads()>{in, out, count, tile},
                    Residency::one_cluster, on_chip_bytes(tile));
+  });
+}
+
+void launch_resident_sort(Stream& stream, const std::uint32_t* in, std::uint32_t* out, std::uint64_t count,
+                          std::uint64_t tile, const std::uint64_t* doorbell, std::uint64_t* done,
+                          std::uint64_t idle_timeout_ns) {
+  require_compiled_tile(tile);
+  with_team_threads(tile, [&](auto threads) {
+    parallel_teams(stream, static_cast<int>(count / tile),
+                   ResidentClusterSort<threads()>{in, out, count, tile, doorbell, done, idle_timeout_ns},
+                   Residency::one_cluster, resident_on_chip_bytes(tile));
   });
 }
 

@@ -41,6 +41,10 @@ const RungPlan plans[] = {
      .change = "+zerocopy's kernels as one kernel of a thread-block cluster holding every key on chip; the longer "
                "passes reach the other teams' on-chip memory between cluster barriers",
      .host = mapped, .graph = true, .fused = true, .zero_copy = true, .cluster = true},
+    {.name = "+resident",
+     .change = "+cluster's kernel launched once and left running: a sort is a doorbell the host rings in mapped "
+               "memory and a flag per team it polls, with no launch and no stream sync",
+     .host = mapped, .fused = true, .zero_copy = true, .cluster = true, .resident = true},
 };
 
 }  // namespace

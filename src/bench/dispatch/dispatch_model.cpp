@@ -23,7 +23,11 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   m.compute_s = plan.cluster ? 0 : (kernels + barriers) * bytes / p.device_copy_Bps;
 
   std::string launches;
-  if (plan.cluster) {
+  if (plan.resident) {
+    if (!(p.flag_round_trip_s > 0) || (d.barriers > 0 && !(p.cluster_barrier_s > 0))) return std::nullopt;
+    m.dispatch_s = p.flag_round_trip_s + barriers * p.cluster_barrier_s;
+    launches = fmt::format("a doorbell and flag round trip + {} cluster barriers", d.barriers);
+  } else if (plan.cluster) {
     if (d.barriers > 0 && !(p.cluster_barrier_s > 0)) return std::nullopt;
     m.dispatch_s = p.graph_per_kernel_s + p.sync_wakeup_s + barriers * p.cluster_barrier_s;
     launches = fmt::format("1 graph node + sync + {} cluster barriers", d.barriers);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench/common/verify.hpp"
+#include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_keys.hpp"
 
 namespace ferry::dispatch {
@@ -32,13 +33,15 @@ SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, std::uint
 Dispatches SortBench::dispatches(Rung rung) const {
   const RungPlan& p = plan(rung);
   if (p.on_chip) return {.kernels = 1, .barriers = 0};
+  // +resident launches its kernel once before the sorts, and meets at one more barrier a sort to start it.
+  if (p.resident) return {.kernels = 0, .barriers = steps_.size()};
   if (p.persistent || p.cluster) return {.kernels = 1, .barriers = steps_.size() - 1};
   return {.kernels = p.fused ? steps_.size() : passes_.size(), .barriers = 0};
 }
 
 SortBench::HostKeys& SortBench::host(MemoryKind kind) {
   if (kind != MemoryKind::mapped) return kind == MemoryKind::pinned ? pinned_ : pageable_;
-  if (!mapped_)  // only +zerocopy and +cluster read it: allocated when either first runs
+  if (!mapped_)  // only the rungs without copies read it: allocated when the first runs
     mapped_ = HostKeys{backend_.allocate_host(MemoryKind::mapped, count_ * 4), backend_.allocate_host(MemoryKind::mapped, count_ * 4)};
   return *mapped_;
 }
@@ -97,8 +100,18 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
   }
 }
 
+Measurement SortBench::resident() {
+  HostKeys& keys = host(MemoryKind::mapped);
+  ResidentSorter sorter(backend_, device_, keys.in, keys.out, count_, tile_);
+  const Repeat repeat{.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
+  return time_host_work(repeat, {.prepare = [&] { fresh_keys(keys); },
+                                 .work = [&] { sorter.sort(); },
+                                 .check = [&] { return sorted_correctly(keys); }});
+}
+
 Measurement SortBench::rung(Rung rung) {
   const RungPlan& p = plan(rung);
+  if (p.resident) return resident();
   RungSetUp set_up;
   if (p.event_per_kernel && !p.fresh_events)
     for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));

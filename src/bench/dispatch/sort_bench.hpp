@@ -45,6 +45,8 @@ class SortBench {
   void fresh_keys(HostKeys& keys);  // new keys in, poison out and on the device
   bool sorted_correctly(const HostKeys& keys) const;
   void enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up);
+  // +resident: its kernel launched before the sorts; each sort timed from the doorbell to the last team's flag.
+  Measurement resident();
   // H2D (with `copy_keys`), the sort, D2H: host wall time from the first to the final wait's return.
   Measurement timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                     const std::function<bool()>& check);
@@ -59,7 +61,7 @@ class SortBench {
   int persistent_teams_ = 0;  // asked of the device when +persistent first runs
   Buffer device_keys_;
   HostKeys pageable_, pinned_;
-  std::optional<HostKeys> mapped_;  // +zerocopy's
+  std::optional<HostKeys> mapped_;  // the rungs' without copies
   std::unique_ptr<Stream> stream_;
   std::uint64_t draws_ = 0;
 };
