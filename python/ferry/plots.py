@@ -24,7 +24,8 @@ plt.rcParams.update({
 
 # A category (memory kind, design, rung) gets a colour; a series (a results
 # file, or one device of it) gets a marker, so overlaid machines stay apart.
-COLOURS = plt.get_cmap("tab10").colors
+# Beyond tab10's ten (the dispatch ladder has twelve rungs), dark colours none of them is near.
+COLOURS = plt.get_cmap("tab10").colors + ((0.0, 0.0, 0.0), (0.5, 0.0, 0.0), (0.0, 0.0, 0.5))
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
