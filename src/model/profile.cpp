@@ -39,6 +39,8 @@ void each_device_field(DeviceProfile& d, Visit visit) {
   visit("launch_per_kernel_s", d.launch_per_kernel_s);
   visit("graph_per_kernel_s", d.graph_per_kernel_s);
   visit("programmatic_graph_per_kernel_s", d.programmatic_graph_per_kernel_s, optional);
+  visit("dependent_graph_per_kernel_s", d.dependent_graph_per_kernel_s, optional);
+  visit("dependent_programmatic_graph_per_kernel_s", d.dependent_programmatic_graph_per_kernel_s, optional);
   visit("grid_barrier_s", d.grid_barrier_s, optional);
   visit("cluster_barrier_s", d.cluster_barrier_s, optional);
   visit("sync_wakeup_s", d.sync_wakeup_s);

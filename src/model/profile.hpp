@@ -46,6 +46,10 @@ struct DeviceProfile {
   double launch_per_kernel_s = 0;       // empty kernels launched back to back
   double graph_per_kernel_s = 0;        // the same kernels replayed from a graph
   double programmatic_graph_per_kernel_s = 0;  // ... with programmatic edges (each launches while the one before drains)
+  // The same two graphs of kernels that each read what the one before wrote:
+  // what a chain of dependent passes pays per kernel before its own work.
+  double dependent_graph_per_kernel_s = 0;
+  double dependent_programmatic_graph_per_kernel_s = 0;
   double grid_barrier_s = 0;            // one grid-wide barrier in a cooperative kernel, a team per multiprocessor
   double cluster_barrier_s = 0;         // one barrier of a thread-block cluster, as many teams as a cluster holds
   double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns

@@ -345,6 +345,15 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(fused->dispatch_s, 4 * 1.5 + 3);
   EXPECT_DOUBLE_EQ(fused->compute_s, 4 * 400.0 / 1000) << "each step reads and writes every key once";
   EXPECT_NE(fused->basis.find("4 programmatic graph nodes"), std::string::npos) << fused->basis;
+  model::DeviceProfile dependent = p;  // kernels that wait for the one before's data: what a chain of passes pays
+  dependent.dependent_programmatic_graph_per_kernel_s = 1.75;
+  dependent.dependent_graph_per_kernel_s = 2.5;
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::fused), 100, {.kernels = 4}, dependent)->dispatch_s, 4 * 1.75 + 3);
+  EXPECT_NE(model_rung(plan(Rung::fused), 100, {.kernels = 4}, dependent)->basis.find("4 dependent programmatic"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, {.kernels = 4}, dependent)->dispatch_s, 4 * 2.5 + 3);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, {.kernels = 4}, dependent)->dispatch_s, 4 * 4 + 3)
+      << "stream launches are the host's pace, not the chain's";
 
   const auto zero_copy = model_rung(plan(Rung::zerocopy), 100, {.kernels = 4}, p);
   ASSERT_TRUE(zero_copy);

@@ -85,9 +85,10 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
                    d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
                    d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s,
-                   d.grid_barrier_s, d.cluster_barrier_s})
+                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
+  EXPECT_EQ(d.dependent_programmatic_graph_per_kernel_s, 0);
 }
 
 TEST(Link, AGridOrClusterBarrierIsTimedOnlyWhenEveryTeamSawTheOthersArrive) {
@@ -105,6 +106,19 @@ TEST(Link, AGridOrClusterBarrierIsTimedOnlyWhenEveryTeamSawTheOthersArrive) {
   EXPECT_NE(std::find_if(out.result.skipped.begin(), out.result.skipped.end(),
                          [](const std::string& s) { return s.find("programmatic edges") != std::string::npos; }),
             out.result.skipped.end());
+}
+
+TEST(Link, DependentKernelsAreTimedOnlyWhenEachSawThePreviousOnesWrite) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
+  const auto dependent = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
+    for (const auto& [key, value] : r.params)
+      if (key == "what" && std::get<std::string>(value) == "graph replay, dependent kernels, per kernel") return true;
+    return false;
+  });
+  ASSERT_NE(dependent, out.result.rows.end());
+  EXPECT_EQ(dependent->check, Check::passed) << "the word reached the chain's length";
+  EXPECT_NE(dependent->note.find("the empty kernels'"), std::string::npos) << dependent->note;
 }
 
 TEST(Link, QueuedCopiesGiveATimePerCopyForEverySizeAndDirection) {

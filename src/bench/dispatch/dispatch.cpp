@@ -168,11 +168,13 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
 
   if (profile.graph_per_kernel_s > 0)
     result.notes.push_back(fmt::format("dispatch costs per kernel ({}, empty kernels): launch + sync {} us, stream launch {} "
-                                       "us, graph replay {} us, with programmatic edges {}; a grid barrier {}, a "
-                                       "cluster barrier {}",
+                                       "us, graph replay {} us, with programmatic edges {}; kernels that read what the "
+                                       "one before wrote {} and {}; a grid barrier {}, a cluster barrier {}",
                                        config.profile_origin, us(profile.launch_and_sync_s),
                                        us(profile.launch_per_kernel_s), us(profile.graph_per_kernel_s),
                                        figure_us(profile.programmatic_graph_per_kernel_s),
+                                       figure_us(profile.dependent_graph_per_kernel_s),
+                                       figure_us(profile.dependent_programmatic_graph_per_kernel_s),
                                        figure_us(profile.grid_barrier_s), figure_us(profile.cluster_barrier_s)));
   if (!capabilities.gpu_timings)
     result.notes.push_back("emulator: every key is checked as on a GPU, but the timings are CPU timings");

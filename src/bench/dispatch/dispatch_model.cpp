@@ -3,6 +3,13 @@
 #include <fmt/format.h>
 
 namespace ferry::dispatch {
+namespace {
+
+// A graph node of a chain whose kernels each read what the one before wrote,
+// as passes do; an empty kernel's where the profile predates that figure.
+double node_s(double dependent_s, double empty_s) { return dependent_s > 0 ? dependent_s : empty_s; }
+
+}  // namespace
 
 std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& d,
                                     const model::DeviceProfile& p) {
@@ -39,11 +46,13 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
     m.dispatch_s = kernels * p.launch_and_sync_s;
     launches = fmt::format("{} x (launch + sync)", d.kernels);
   } else if (plan.graph && plan.programmatic && p.programmatic_graph_per_kernel_s > 0) {
-    m.dispatch_s = kernels * p.programmatic_graph_per_kernel_s + p.sync_wakeup_s;
-    launches = fmt::format("{} programmatic graph nodes + sync", d.kernels);
+    m.dispatch_s = kernels * node_s(p.dependent_programmatic_graph_per_kernel_s, p.programmatic_graph_per_kernel_s) +
+                   p.sync_wakeup_s;
+    launches = fmt::format("{} {}programmatic graph nodes + sync", d.kernels,
+                           p.dependent_programmatic_graph_per_kernel_s > 0 ? "dependent " : "");
   } else if (plan.graph) {
-    m.dispatch_s = kernels * p.graph_per_kernel_s + p.sync_wakeup_s;
-    launches = fmt::format("{} graph nodes + sync", d.kernels);
+    m.dispatch_s = kernels * node_s(p.dependent_graph_per_kernel_s, p.graph_per_kernel_s) + p.sync_wakeup_s;
+    launches = fmt::format("{} {}graph nodes + sync", d.kernels, p.dependent_graph_per_kernel_s > 0 ? "dependent " : "");
   } else {
     m.dispatch_s = kernels * p.launch_per_kernel_s + p.sync_wakeup_s;
     launches = fmt::format("{} stream launches + sync", d.kernels);

@@ -51,6 +51,46 @@ void measure_programmatic_replay(LinkRun& run, int device, Stream& stream) {
   run.add(std::move(row));
 }
 
+// A graph of kernels that each read the word the one before wrote and write it
+// one higher: per kernel, what a chain of dependent passes pays before its own
+// work. The word must reach the chain's length, so no kernel ran early.
+Row time_dependent_replay(LinkRun& run, int device, Stream& stream, bool programmatic, double empty_per_kernel_s) {
+  const int kernels = run.config.kernels_per_sample;
+  Buffer word = run.backend.allocate_device(device, sizeof(std::uint64_t));
+  Buffer seen = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  stream.begin_capture();
+  for (int k = 0; k < kernels; ++k) launch_hand_on(stream, {word.as<std::uint64_t>()}, programmatic);
+  const auto graph = stream.end_capture();
+  Trial replay{.prepare = [&] {
+                 stream.fill(word.data(), 0, word.bytes());
+                 stream.synchronize();
+               },
+               .enqueue = [&](Stream& s) { s.replay(*graph); },
+               .check = [&] {
+                 *seen.as<std::uint64_t>() = 0;
+                 stream.copy(seen.data(), word.data(), word.bytes());
+                 stream.synchronize();
+                 return *seen.as<std::uint64_t>() == static_cast<std::uint64_t>(kernels);
+               }};
+  Row row = dispatch_row(programmatic ? "graph replay, programmatic edges, dependent kernels, per kernel"
+                                      : "graph replay, dependent kernels, per kernel",
+                         device, kernels, time_on_host(stream, run.config.dispatch_repeat, replay), kernels);
+  row.note = fmt::format("each reads what the one before wrote; {:.2f}x the empty kernels'",
+                         row.stats().median / empty_per_kernel_s);
+  return row;
+}
+
+void measure_dependent_replays(LinkRun& run, int device, Stream& stream) {
+  model::DeviceProfile& profile = run.profile_of(device);
+  Row plain = time_dependent_replay(run, device, stream, false, profile.graph_per_kernel_s);
+  profile.dependent_graph_per_kernel_s = plain.stats().median;
+  run.add(std::move(plain));
+  if (!run.backend.device_features(device).programmatic_launch) return;  // measure_programmatic_replay says so
+  Row programmatic = time_dependent_replay(run, device, stream, true, profile.programmatic_graph_per_kernel_s);
+  profile.dependent_programmatic_graph_per_kernel_s = programmatic.stats().median;
+  run.add(std::move(programmatic));
+}
+
 // `teams` teams crossing barriers in a row, each team checking that its
 // neighbour arrived, timed on the device: a row per barrier.
 template <bool Cluster>
@@ -143,6 +183,7 @@ void measure_dispatch(LinkRun& run, int device) {
     per_node.note = fmt::format("{:.2f}x the stream launch cost", profile.graph_per_kernel_s / profile.launch_per_kernel_s);
     run.add(std::move(per_node));
     measure_programmatic_replay(run, device, *stream);
+    measure_dependent_replays(run, device, *stream);
   } else {
     run.skip("graph replay: the backend has no graphs");
   }

@@ -37,9 +37,9 @@ struct Planner {
     // The one-kernel launches first, then batches of launches about a quarter of a sync each.
     const double kernels = config.kernels_per_sample;
     add(fmt::format("device {}: kernel launch and sync", d), config.dispatch_repeat, {.waits = 1 + kernels / 4});
-    if (capabilities.graphs)
+    if (capabilities.graphs)  // empty kernels and dependent ones, each also with programmatic edges where there are any
       add(fmt::format("device {}: graph replay", d), config.dispatch_repeat,
-          {.waits = 1 + kernels / 8}, features.programmatic_launch ? 2 : 1);
+          {.waits = 1 + kernels / 8}, features.programmatic_launch ? 4 : 2);
     if (features.all_teams_at_once) add(fmt::format("device {}: grid barrier", d), config.latency_repeat, {.waits = 2});
     if (features.cluster_teams >= 2)
       add(fmt::format("device {}: cluster barrier", d), config.latency_repeat, {.waits = 2});
