@@ -113,11 +113,11 @@ TEST(Link, DependentKernelsAreTimedOnlyWhenEachSawThePreviousOnesWrite) {
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   const auto dependent = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
     for (const auto& [key, value] : r.params)
-      if (key == "what" && std::get<std::string>(value) == "graph replay, dependent kernels, per kernel") return true;
+      if (key == "what" && std::get<std::string>(value) == "graph replay, dependent kernels of 128 KiB, per kernel") return true;
     return false;
   });
   ASSERT_NE(dependent, out.result.rows.end());
-  EXPECT_EQ(dependent->check, Check::passed) << "the word reached the chain's length";
+  EXPECT_EQ(dependent->check, Check::passed) << "every word reached the chain's length";
   EXPECT_NE(dependent->note.find("the empty kernels'"), std::string::npos) << dependent->note;
 }
 

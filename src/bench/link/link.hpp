@@ -25,6 +25,9 @@ struct LinkConfig {
   std::uint64_t device_copy_bytes = 0;
   std::uint64_t peer_bytes = 0;
   int kernels_per_sample = 1000;                // launch-rate and graph samples
+  // What each kernel of the dependent chains reads and writes: the 32768 keys
+  // of `ferry run dispatch`, whose passes such a chain prices.
+  std::uint64_t dependent_kernel_bytes = 128 << 10;
   int flag_round_trips = 10000;
   Repeat bandwidth_repeat;
   Repeat latency_repeat;

@@ -2,10 +2,14 @@
 // fixed costs every streaming and dispatch design pays per chunk or per kernel.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "bench/common/verify.hpp"
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace ferry::link {
 namespace {
@@ -51,31 +55,34 @@ void measure_programmatic_replay(LinkRun& run, int device, Stream& stream) {
   run.add(std::move(row));
 }
 
-// A graph of kernels that each read the word the one before wrote and write it
-// one higher: per kernel, what a chain of dependent passes pays before its own
-// work. The word must reach the chain's length, so no kernel ran early.
+// A graph of kernels that each read the words the one before wrote and write
+// them one higher: per kernel, what a chain of dependent passes over that many
+// bytes pays. Every word must reach the chain's length, so no kernel ran early.
 Row time_dependent_replay(LinkRun& run, int device, Stream& stream, bool programmatic, double empty_per_kernel_s) {
   const int kernels = run.config.kernels_per_sample;
-  Buffer word = run.backend.allocate_device(device, sizeof(std::uint64_t));
-  Buffer seen = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  const std::uint64_t bytes = run.config.dependent_kernel_bytes;
+  const auto count = static_cast<std::int64_t>(bytes / sizeof(std::uint64_t));
+  Buffer words = run.backend.allocate_device(device, bytes);
+  Buffer seen = run.backend.allocate_host(MemoryKind::pinned, bytes);
   stream.begin_capture();
-  for (int k = 0; k < kernels; ++k) launch_hand_on(stream, {word.as<std::uint64_t>()}, programmatic);
+  for (int k = 0; k < kernels; ++k) launch_hand_on(stream, {words.as<std::uint64_t>()}, count, programmatic);
   const auto graph = stream.end_capture();
   Trial replay{.prepare = [&] {
-                 stream.fill(word.data(), 0, word.bytes());
+                 stream.fill(words.data(), 0, bytes);
                  stream.synchronize();
                },
                .enqueue = [&](Stream& s) { s.replay(*graph); },
                .check = [&] {
-                 *seen.as<std::uint64_t>() = 0;
-                 stream.copy(seen.data(), word.data(), word.bytes());
+                 poison_on_host(seen.data(), bytes);
+                 stream.copy(seen.data(), words.data(), bytes);
                  stream.synchronize();
-                 return *seen.as<std::uint64_t>() == static_cast<std::uint64_t>(kernels);
+                 const auto* got = seen.as<const std::uint64_t>();
+                 return std::all_of(got, got + count, [&](std::uint64_t w) { return w == static_cast<std::uint64_t>(kernels); });
                }};
-  Row row = dispatch_row(programmatic ? "graph replay, programmatic edges, dependent kernels, per kernel"
-                                      : "graph replay, dependent kernels, per kernel",
+  Row row = dispatch_row(fmt::format("graph replay, {}dependent kernels of {}, per kernel",
+                                     programmatic ? "programmatic edges, " : "", format_bytes(bytes)),
                          device, kernels, time_on_host(stream, run.config.dispatch_repeat, replay), kernels);
-  row.note = fmt::format("each reads what the one before wrote; {:.2f}x the empty kernels'",
+  row.note = fmt::format("each reads and writes what the one before wrote; {:.2f}x the empty kernels'",
                          row.stats().median / empty_per_kernel_s);
   return row;
 }

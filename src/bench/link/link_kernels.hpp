@@ -14,12 +14,12 @@ struct EmptyKernel {
   FERRY_HD void operator()(std::int64_t) const {}
 };
 
-// Reads the word the kernel before it wrote and writes it one higher: a chain
-// of these waits, kernel by kernel, for its predecessor's data, as the passes
-// of a sort do, where a chain of empty kernels waits for nothing.
+// Reads the words the kernel before it wrote and writes each one higher: a
+// chain of these waits, kernel by kernel, for its predecessor's data, as the
+// passes of a sort do, where a chain of empty kernels waits for nothing.
 struct HandOnKernel {
-  std::uint64_t* word;  // device memory
-  FERRY_HD void operator()(std::int64_t) const { *word += 1; }
+  std::uint64_t* words;  // device memory
+  FERRY_HD void operator()(std::int64_t i) const { words[i] += 1; }
 };
 
 // 16-byte words, so a GPU thread moves a whole vector per access.
@@ -178,7 +178,7 @@ using ClusterBarriers = TeamBarriers<true>;
 
 // Enqueue the kernels above (link_launch.cpp, compiled as CUDA when the CUDA backend is built).
 void launch_empty(Stream& stream, bool programmatic = false);
-void launch_hand_on(Stream& stream, const HandOnKernel& kernel, bool programmatic);
+void launch_hand_on(Stream& stream, const HandOnKernel& kernel, std::int64_t words, bool programmatic);
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);

@@ -6,8 +6,8 @@ namespace ferry::link {
 void launch_empty(Stream& stream, bool programmatic) {
   parallel_for(stream, 1, EmptyKernel{}, programmatic ? StreamOrder::programmatic : StreamOrder::complete);
 }
-void launch_hand_on(Stream& stream, const HandOnKernel& kernel, bool programmatic) {
-  parallel_for(stream, 1, kernel, programmatic ? StreamOrder::programmatic : StreamOrder::complete);
+void launch_hand_on(Stream& stream, const HandOnKernel& kernel, std::int64_t words, bool programmatic) {
+  parallel_for(stream, words, kernel, programmatic ? StreamOrder::programmatic : StreamOrder::complete);
 }
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words) {
   parallel_for(stream, words, kernel);
