@@ -204,22 +204,16 @@ inline std::string uncompiled_tile_reason(std::uint64_t tile) {
 // bits, so each key's place is the group's first place plus a constant, and
 // the pairs' directions are one test a group (the block's bit is one of the
 // group's own only in stages 2 and 4).
-template <int Hi>
-FERRY_HD void sort_window(const Place<Padded>& on_chip, std::uint32_t g, std::uint32_t block, std::uint32_t first) {
-  constexpr int low = Hi < group_bits - 1 ? 0 : Hi - (group_bits - 1);
-  constexpr std::uint32_t most = 1u << group_bits;
-  const std::uint32_t base = first | ((g >> low) << (low + group_bits)) | (g & ((1u << low) - 1));
-  std::uint32_t* keys = &on_chip[base];
-  const bool flip = (base & block) != 0;
-  const std::uint32_t block_in_group = (block >> low) & (most - 1);
-  std::uint32_t v[most];
-  FERRY_UNROLL
-  for (std::uint32_t k = 0; k < most; ++k) v[k] = keys[on_chip.slot(k << low)];
+// The passes of one stage on a group of 8 keys in registers, from bit Hi down
+// to the group's low bit: `flip` when the group's first key sorts descending,
+// `block_in_group` the stage's block bit among the group's own bits (0: none).
+template <int Low, int Hi>
+FERRY_HD void exchange_group(std::uint32_t (&v)[1u << group_bits], bool flip, std::uint32_t block_in_group) {
   FERRY_UNROLL
   for (int j = group_bits - 1; j >= 0; --j) {
-    if (low + j > Hi) continue;
+    if (Low + j > Hi) continue;
     FERRY_UNROLL
-    for (std::uint32_t k = 0; k < most; ++k) {
+    for (std::uint32_t k = 0; k < (1u << group_bits); ++k) {
       if ((k >> j) & 1u) continue;
       const std::uint32_t partner = k | (1u << j);
       const bool descending = flip != ((k & block_in_group) != 0);
@@ -229,8 +223,39 @@ FERRY_HD void sort_window(const Place<Padded>& on_chip, std::uint32_t g, std::ui
       v[partner] = descending ? smaller : larger;
     }
   }
+}
+
+template <int Hi>
+FERRY_HD void sort_window(const Place<Padded>& on_chip, std::uint32_t g, std::uint32_t block, std::uint32_t first) {
+  constexpr int low = Hi < group_bits - 1 ? 0 : Hi - (group_bits - 1);
+  constexpr std::uint32_t most = 1u << group_bits;
+  const std::uint32_t base = first | ((g >> low) << (low + group_bits)) | (g & ((1u << low) - 1));
+  std::uint32_t* keys = &on_chip[base];
+  std::uint32_t v[most];
+  FERRY_UNROLL
+  for (std::uint32_t k = 0; k < most; ++k) v[k] = keys[on_chip.slot(k << low)];
+  exchange_group<low, Hi>(v, (base & block) != 0, (block >> low) & (most - 1));
   FERRY_UNROLL
   for (std::uint32_t k = 0; k < most; ++k) keys[on_chip.slot(k << low)] = v[k];
+}
+
+// Stages 2, 4 and 8 of a tile in on-chip memory as one window: each group of
+// 8 consecutive keys sorted in registers, where each stage had a window and
+// the team waited between them.
+template <class Team>
+FERRY_HD void first_three_stages(const Team& team, const Place<Padded>& on_chip, std::uint32_t groups) {
+  for (auto g = static_cast<std::uint32_t>(team.rank()); g < groups; g += static_cast<std::uint32_t>(team.size())) {
+    const std::uint32_t base = on_chip.first | (g << group_bits);
+    std::uint32_t* keys = &on_chip[base];
+    std::uint32_t v[1u << group_bits];
+    FERRY_UNROLL
+    for (std::uint32_t k = 0; k < (1u << group_bits); ++k) v[k] = keys[on_chip.slot(k)];
+    exchange_group<0, 0>(v, false, 2);  // base's bits 0..2 are clear: the block bit among them decides
+    exchange_group<0, 1>(v, false, 4);
+    exchange_group<0, 2>(v, (base & 8) != 0, 0);
+    FERRY_UNROLL
+    for (std::uint32_t k = 0; k < (1u << group_bits); ++k) keys[on_chip.slot(k)] = v[k];
+  }
 }
 
 // A stage's windows on a tile in on-chip memory, from bit Hi down to bit 0,
@@ -272,6 +297,18 @@ FERRY_HD void run_on_chip_stage(const Team& team, const Place<Padded>& on_chip, 
   with_top_bit(top, [&](auto top_bit) { stage_windows<top_bit()>(team, on_chip, groups, block, on_chip.first); });
 }
 
+// Stage 2^block_bits on a tile in on-chip memory, or, from stage 2 on a tile
+// of 8 keys or more, stages 2 to 8 in one window; returns the last stage's bits.
+template <class Team>
+FERRY_HD int run_on_chip_stages(const Team& team, const Place<Padded>& on_chip, int tile_bits, int block_bits) {
+  if (block_bits != 1 || tile_bits < group_bits) {
+    run_on_chip_stage(team, on_chip, tile_bits, block_bits);
+    return block_bits;
+  }
+  first_three_stages(team, on_chip, 1u << (tile_bits - group_bits));
+  return group_bits;
+}
+
 // An on-chip step for each tile the team takes: the tile moves into on-chip
 // memory whole (16 bytes a thread), its stages run there, and it moves back to `to`.
 template <class Team>
@@ -285,7 +322,7 @@ FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint3
     tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));
     for (int block_bits = first_bits; block_bits <= last_bits; ++block_bits) {
       team.sync();  // the tile, or the stage before, is on chip
-      run_on_chip_stage(team, on_chip, tile_bits, block_bits);
+      block_bits = run_on_chip_stages(team, on_chip, tile_bits, block_bits);
     }
     team.sync();
     tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
@@ -342,7 +379,7 @@ FERRY_HD void run_cluster_sort(const Team& team, const std::uint32_t* from, std:
     } else {
       team.sync();
     }
-    run_on_chip_stage(team, on_chip, tile_bits, block_bits);
+    block_bits = run_on_chip_stages(team, on_chip, tile_bits, block_bits);
   }
   team.sync();
   tile_out(team, on_chip, to, first, static_cast<std::uint32_t>(tile));
