@@ -32,7 +32,6 @@ void require_compiled_tile(std::uint64_t tile) {
 // A step that reads the keys from `from` and leaves them in `to`; only the
 // on-chip steps, which every sort starts and ends with, take them elsewhere,
 // and move whole tiles there.
-
 void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys, std::uint32_t* to, std::uint64_t count,
                        std::uint64_t tile, const FusedStep& step, bool programmatic) {
   require_compiled_tile(tile);

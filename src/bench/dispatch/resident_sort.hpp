@@ -56,6 +56,7 @@ struct ResidentClusterSort {
       const Doorbell next = *reinterpret_cast<const Doorbell*>(team.peer_shared(0) + decision_at);
       if (next != Doorbell::sort) {
         if (next == Doorbell::gave_up && team.rank() == 0) store_release_system(done + team.index(), resident_gave_up);
+        team.cluster_sync();  // team 0 stays until every team has read its decision
         return;
       }
       run_cluster_sort(team, from, to, count, tile);
