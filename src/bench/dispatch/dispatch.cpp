@@ -127,18 +127,18 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     }
     if (ladder.empty()) continue;
     annotate_ladder(result, ladder, copies_s, bench.passes());
-    auto ran = [&](Rung r) { return std::any_of(ladder.begin(), ladder.end(), [r](const LadderRow& l) { return l.rung == r; }); };
-    if (ran(Rung::fused) || ran(Rung::persistent) || ran(Rung::zerocopy) || ran(Rung::cluster) || ran(Rung::resident))
+    auto ran = [&](auto has) { return std::any_of(ladder.begin(), ladder.end(), [&](const LadderRow& l) { return has(plan(l.rung)); }); };
+    if (ran([](const RungPlan& p) { return p.fused; }))
       result.notes.push_back(bench.fused_steps() == 1
                                  ? fmt::format("{} keys in tiles of {}: one step, every tile sorted on chip instead of {} "
                                                "passes", keys, bench.tile(), passes)
                                  : fmt::format("{} keys in tiles of {}: {} steps instead of {} passes (the first sorts each "
                                                "tile on chip; each longer stage is its long passes, three to a step, then the "
                                                "rest on chip)", keys, bench.tile(), bench.fused_steps(), passes));
-    if (ran(Rung::persistent))
+    if (ran([](const RungPlan& p) { return p.persistent; }))
       result.notes.push_back(fmt::format("{} keys, +persistent: {} team{}, all resident, a grid barrier between steps", keys,
                                          bench.persistent_teams(), bench.persistent_teams() == 1 ? "" : "s"));
-    if (ran(Rung::cluster) || ran(Rung::resident))
+    if (ran([](const RungPlan& p) { return p.cluster; }))
       result.notes.push_back(fmt::format("{} keys, +cluster and +resident: one cluster of {} team{} holding a tile each",
                                          keys, keys / bench.tile(), keys == bench.tile() ? "" : "s"));
 

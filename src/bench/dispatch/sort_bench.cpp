@@ -58,10 +58,13 @@ bool SortBench::sorted_correctly(const HostKeys& keys) const {
   return std::equal(expected.begin(), expected.end(), keys.out.as<const std::uint32_t>());
 }
 
+Repeat SortBench::repeat() const {
+  return {.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
+}
+
 Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                              const std::function<bool()>& check) {
-  const Repeat repeat{.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
-  return time_on_host(*stream_, repeat,
+  return time_on_host(*stream_, repeat(),
                       {.prepare = [&] { fresh_keys(keys); },
                        .enqueue = [&](Stream& s) {
                          if (copy_keys) s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
@@ -103,10 +106,9 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
 Measurement SortBench::resident() {
   HostKeys& keys = host(MemoryKind::mapped);
   ResidentSorter sorter(backend_, device_, keys.in, keys.out, count_, tile_);
-  const Repeat repeat{.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
-  return time_host_work(repeat, {.prepare = [&] { fresh_keys(keys); },
-                                 .work = [&] { sorter.sort(); },
-                                 .check = [&] { return sorted_correctly(keys); }});
+  return time_host_work(repeat(), {.prepare = [&] { fresh_keys(keys); },
+                                   .work = [&] { sorter.sort(); },
+                                   .check = [&] { return sorted_correctly(keys); }});
 }
 
 Measurement SortBench::rung(Rung rung) {

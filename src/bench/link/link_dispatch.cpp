@@ -109,13 +109,7 @@ Row time_barriers(LinkRun& run, int device, Stream& stream, int teams, const std
   auto* arrivals = words.as<std::uint64_t>();
   const TeamBarriers<Cluster> kernel{arrivals, arrivals + teams, barriers};
   Trial trial{.prepare = [&] { stream.fill(words.data(), 0, words.bytes()); },
-              .enqueue = [&](Stream& s) {
-                if constexpr (Cluster) {
-                  launch_cluster_barriers(s, teams, kernel);
-                } else {
-                  launch_grid_barriers(s, teams, kernel);
-                }
-              },
+              .enqueue = [&](Stream& s) { launch_barriers(s, teams, kernel); },
               .check = [&] {
                 *misses.as<std::uint64_t>() = ~0ull;
                 stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));

@@ -185,8 +185,9 @@ void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);
 int loaded_resident_teams(Stream& stream);
-void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel);
-void launch_cluster_barriers(Stream& stream, int teams, const ClusterBarriers& kernel);
+// Grid barriers in a cooperative launch; cluster barriers in one cluster.
+void launch_barriers(Stream& stream, int teams, const GridBarriers& kernel);
+void launch_barriers(Stream& stream, int teams, const ClusterBarriers& kernel);
 // A team per multiprocessor, or as many as the device holds at once where it holds fewer or its count is unknown.
 int grid_barrier_teams(Stream& stream, int multiprocessors);
 

@@ -19,10 +19,10 @@ void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& ke
   parallel_teams(stream, kernel.streaming + 1, kernel, Residency::all_at_once);
 }
 int loaded_resident_teams(Stream& stream) { return resident_teams(stream, LoadedReadRoundTrip{}); }
-void launch_grid_barriers(Stream& stream, int teams, const GridBarriers& kernel) {
+void launch_barriers(Stream& stream, int teams, const GridBarriers& kernel) {
   parallel_teams(stream, teams, kernel, Residency::all_at_once);
 }
-void launch_cluster_barriers(Stream& stream, int teams, const ClusterBarriers& kernel) {
+void launch_barriers(Stream& stream, int teams, const ClusterBarriers& kernel) {
   parallel_teams(stream, teams, kernel, Residency::one_cluster);
 }
 int grid_barrier_teams(Stream& stream, int multiprocessors) {
