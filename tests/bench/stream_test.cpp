@@ -171,60 +171,70 @@ TEST(Stream, APoolWorkerSkipsExactlyTheChunksThatHoldNoneOfItsLanes) {
 // A pool worker never reads a chunk whose doorbell has not rung. The run
 // writes every chunk's input before the pass, so a read ahead of the doorbell
 // would pass there unseen and shorten the latency it measures. Here each
-// chunk's input is written just before its doorbell (poison until then), one
-// chunk in flight: a read ahead of its doorbell reads poison. (It failed the
-// lookahead worker of docs/results/stream-experiments with an off-by-one.)
+// chunk's input is written just before its doorbell (poison until then),
+// with one and two chunks in flight: a read ahead of its doorbell reads
+// poison. (It failed two lookahead workers of docs/results/stream-experiments
+// when their check of the release was off by one or left out.)
 TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
   emu::EmuBackend backend;
   auto stream = backend.make_stream(0);
   constexpr std::uint32_t poison = 0xDEADBEEF;
-  // One quad (fewer than the lanes), five, and forty (several runs per lane).
-  for (const std::uint64_t chunk_quads : {1ull, 5ull, 40ull}) {
-    const std::uint64_t chunks = 12, total_quads = chunks * chunk_quads - chunk_quads / 2;
-    Buffer input = backend.allocate_host(MemoryKind::mapped, total_quads * quad_bytes);
-    Buffer output = backend.allocate_host(MemoryKind::mapped, total_quads * quad_bytes);
-    std::fill_n(input.as<std::uint32_t>(), total_quads * 4, poison);
-    std::fill_n(output.as<std::uint32_t>(), total_quads * 4, poison);
-    Buffer shared = backend.allocate_host(MemoryKind::mapped, 3 * flag_stride * sizeof(std::uint64_t));
-    std::fill_n(shared.as<std::uint64_t>(), 3 * flag_stride, 0);
-    Buffer counters = backend.allocate_device(0, 3 * flag_stride * sizeof(std::uint64_t));
-    stream->fill(counters.data(), 0, counters.bytes());
-    std::uint64_t* doorbell = shared.as<std::uint64_t>();
-    const std::uint64_t* done = doorbell + flag_stride;
-    const PoolStream pool{
-        .stages = 2,
-        .rounds = 2,
-        .slots = 1,
-        .workers = 2,  // with the watcher and the flagger, the 4 teams the emulator holds at once
-        .chunks = chunks,
-        .chunk_quads = chunk_quads,
-        .total_quads = total_quads,
-        .input = input.device_view_as<const Quad>(),
-        .output = output.device_view_as<Quad>(),
-        .doorbells = shared.device_view_as<std::uint64_t>(),
-        .done = shared.device_view_as<std::uint64_t>() + flag_stride,
-        .released = counters.as<std::uint64_t>(),
-        .past = counters.as<std::uint64_t>() + flag_stride,
-        .failure = shared.device_view_as<std::uint64_t>() + 2 * flag_stride,
-        .timeout_ns = 10'000'000'000ull,
-    };
-    launch_pool(*stream, pool);
-    ShutdownOnExit shutdown = shutdown_by_doorbells(doorbell, 1, *stream);
-    for (std::uint64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t first = c * chunk_quads, end = std::min(first + chunk_quads, total_quads);
-      std::uint32_t* words = input.as<std::uint32_t>();
-      for (std::uint64_t w = 4 * first; w < 4 * end; ++w) words[w] = static_cast<std::uint32_t>(w * 2654435761u + 1);
-      store_release_system(doorbell, c + 1);
-      wait_for_flag(done, c + 1, 10, "pool", c, nullptr, {});
-      const Quad* out = output.as<Quad>();
-      for (std::uint64_t q = first; q < end; ++q) {
-        const Quad expected = stage_quad(input.as<Quad>()[q], 0, 2, 2);
-        ASSERT_EQ(std::memcmp(&out[q], &expected, sizeof(Quad)), 0)
-            << "chunk " << c << " of " << chunk_quads << " quads, quad " << q << ": computed from input read before its doorbell";
+  // One quad (fewer than the lanes), five, forty (several per lane) and 200 (several waves per lane).
+  for (const int depth : {1, 2})
+    for (const std::uint64_t chunk_quads : {1ull, 5ull, 40ull, 200ull}) {
+      const std::uint64_t chunks = 12, total_quads = chunks * chunk_quads - chunk_quads / 2;
+      const std::uint64_t slots = static_cast<std::uint64_t>(depth);
+      Buffer input = backend.allocate_host(MemoryKind::mapped, total_quads * quad_bytes);
+      Buffer output = backend.allocate_host(MemoryKind::mapped, total_quads * quad_bytes);
+      std::fill_n(input.as<std::uint32_t>(), total_quads * 4, poison);
+      std::fill_n(output.as<std::uint32_t>(), total_quads * 4, poison);
+      // Doorbells, done flags, the failure word.
+      Buffer shared = backend.allocate_host(MemoryKind::mapped, (2 * slots + 1) * flag_stride * sizeof(std::uint64_t));
+      std::fill_n(shared.as<std::uint64_t>(), (2 * slots + 1) * flag_stride, 0);
+      Buffer counters = backend.allocate_device(0, 3 * flag_stride * sizeof(std::uint64_t));
+      stream->fill(counters.data(), 0, counters.bytes());
+      std::uint64_t* doorbells = shared.as<std::uint64_t>();
+      const std::uint64_t* done = doorbells + slots * flag_stride;
+      auto* view = shared.device_view_as<std::uint64_t>();
+      const PoolStream pool{
+          .stages = 2,
+          .rounds = 2,
+          .slots = depth,
+          .workers = 2,  // with the watcher and the flagger, the 4 teams the emulator holds at once
+          .chunks = chunks,
+          .chunk_quads = chunk_quads,
+          .total_quads = total_quads,
+          .input = input.device_view_as<const Quad>(),
+          .output = output.device_view_as<Quad>(),
+          .doorbells = view,
+          .done = view + slots * flag_stride,
+          .released = counters.as<std::uint64_t>(),
+          .past = counters.as<std::uint64_t>() + flag_stride,
+          .failure = view + 2 * slots * flag_stride,
+          .timeout_ns = 10'000'000'000ull,
+      };
+      launch_pool(*stream, pool);
+      ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, depth, *stream);
+      auto check_back = [&](std::uint64_t c) {
+        wait_for_flag(done + (c % slots) * flag_stride, c + 1, 10, "pool", c, nullptr, {});
+        const Quad* out = output.as<Quad>();
+        for (std::uint64_t q = c * chunk_quads; q < std::min((c + 1) * chunk_quads, total_quads); ++q) {
+          const Quad expected = stage_quad(input.as<Quad>()[q], 0, 2, 2);
+          ASSERT_EQ(std::memcmp(&out[q], &expected, sizeof(Quad)), 0)
+              << "depth " << depth << ", chunk " << c << " of " << chunk_quads << " quads, quad " << q
+              << ": computed from input read before its doorbell";
+        }
+      };
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        if (c >= slots) check_back(c - slots);
+        std::uint32_t* words = input.as<std::uint32_t>();
+        for (std::uint64_t w = 4 * c * chunk_quads; w < 4 * std::min((c + 1) * chunk_quads, total_quads); ++w)
+          words[w] = static_cast<std::uint32_t>(w * 2654435761u + 1);
+        store_release_system(doorbells + (c % slots) * flag_stride, c + 1);
       }
+      for (std::uint64_t c = chunks > slots ? chunks - slots : 0; c < chunks; ++c) check_back(c);
+      shutdown.now();
     }
-    shutdown.now();
-  }
 }
 
 TEST(Stream, TheSummaryHasOneRowPerDesignAndTheNotesCompareWithOffloadAndTheFlag) {
