@@ -28,7 +28,8 @@ Plan plan_run(const DispatchConfig& config, const Capabilities& capabilities, co
         continue;
       }
       SampleWork sort = copies;
-      if (r.zero_copy) sort.waits = 0;  // the keys cross the link all the same, read and written by kernels: no copy to wait for
+      // The copy-free rungs' keys cross the link all the same, read and written by kernels: no copy to wait for.
+      if (r.zero_copy) sort.waits = 0;
       // The reference sort, std::sort on one core: like copying its keys about 30 times a level on all
       // cores (2 ms for 32768 keys on an H100's host).
       sort.host_bytes += 30 * bytes * stages;
