@@ -32,6 +32,9 @@ struct DispatchConfig {
   bool uses(MemoryKind host) const;  // does any selected rung copy through this host memory?
 };
 
+// Every rung's samples, in the run and in its plan: `iterations` after 3 warm-ups.
+Repeat sort_repeat(int iterations);
+
 // Throws UsageError for what the device or the host cannot give.
 void validate(Backend& backend, const DispatchConfig& config);
 

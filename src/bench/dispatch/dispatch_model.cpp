@@ -3,13 +3,6 @@
 #include <fmt/format.h>
 
 namespace ferry::dispatch {
-namespace {
-
-// A graph node of a chain whose kernels each read what the one before wrote,
-// as passes do; an empty kernel's where the profile predates that figure.
-double node_s(double dependent_s, double empty_s) { return dependent_s > 0 ? dependent_s : empty_s; }
-
-}  // namespace
 
 std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& d,
                                     const model::DeviceProfile& p) {
@@ -30,6 +23,14 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   m.compute_s = plan.cluster ? 0 : (kernels + barriers) * bytes / p.device_copy_Bps;
 
   std::string launches;
+  // A graph of the kernels and the sync that waits for it. A node is priced as
+  // one of a chain whose kernels each read what the one before wrote, as
+  // passes do; as an empty kernel where the profile predates that figure.
+  auto graph_nodes = [&](double dependent_s, double empty_s, const char* edges) {
+    const bool dependent = dependent_s > 0;
+    m.dispatch_s = kernels * (dependent ? dependent_s : empty_s) + p.sync_wakeup_s;
+    launches = fmt::format("{} {}{}graph nodes + sync", d.kernels, dependent ? "dependent " : "", edges);
+  };
   if (plan.resident) {
     if (!(p.flag_round_trip_s > 0) || (d.barriers > 0 && !(p.cluster_barrier_s > 0))) return std::nullopt;
     m.dispatch_s = p.flag_round_trip_s + barriers * p.cluster_barrier_s;
@@ -46,13 +47,9 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
     m.dispatch_s = kernels * p.launch_and_sync_s;
     launches = fmt::format("{} x (launch + sync)", d.kernels);
   } else if (plan.graph && plan.programmatic && p.programmatic_graph_per_kernel_s > 0) {
-    m.dispatch_s = kernels * node_s(p.dependent_programmatic_graph_per_kernel_s, p.programmatic_graph_per_kernel_s) +
-                   p.sync_wakeup_s;
-    launches = fmt::format("{} {}programmatic graph nodes + sync", d.kernels,
-                           p.dependent_programmatic_graph_per_kernel_s > 0 ? "dependent " : "");
+    graph_nodes(p.dependent_programmatic_graph_per_kernel_s, p.programmatic_graph_per_kernel_s, "programmatic ");
   } else if (plan.graph) {
-    m.dispatch_s = kernels * node_s(p.dependent_graph_per_kernel_s, p.graph_per_kernel_s) + p.sync_wakeup_s;
-    launches = fmt::format("{} {}graph nodes + sync", d.kernels, p.dependent_graph_per_kernel_s > 0 ? "dependent " : "");
+    graph_nodes(p.dependent_graph_per_kernel_s, p.graph_per_kernel_s, "");
   } else {
     m.dispatch_s = kernels * p.launch_per_kernel_s + p.sync_wakeup_s;
     launches = fmt::format("{} stream launches + sync", d.kernels);

@@ -8,8 +8,12 @@
 
 namespace ferry::dispatch {
 
+Repeat sort_repeat(int iterations) {
+  return {.warmup = 3, .min_samples = iterations, .max_samples = iterations, .min_seconds = 0};
+}
+
 Plan plan_run(const DispatchConfig& config, const Capabilities& capabilities, const DeviceFeatures& features) {
-  const Repeat repeat{.warmup = 3, .min_samples = config.iterations, .max_samples = config.iterations};
+  const Repeat repeat = sort_repeat(config.iterations);
   Plan p;
   for (const std::uint64_t keys : config.keys) {
     const double bytes = 4.0 * static_cast<double>(keys);

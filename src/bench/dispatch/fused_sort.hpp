@@ -225,18 +225,27 @@ FERRY_HD void exchange_group(std::uint32_t (&v)[1u << group_bits], bool flip, st
   }
 }
 
+// The group of 8 keys 2^Low apart from `base`, from on-chip memory into
+// registers, `exchange` on them there, and back.
+template <int Low, class Exchange>
+FERRY_HD void in_registers(const Place<Padded>& on_chip, std::uint32_t base, Exchange exchange) {
+  std::uint32_t* keys = &on_chip[base];
+  std::uint32_t v[1u << group_bits];
+  FERRY_UNROLL
+  for (std::uint32_t k = 0; k < (1u << group_bits); ++k) v[k] = keys[on_chip.slot(k << Low)];
+  exchange(v);
+  FERRY_UNROLL
+  for (std::uint32_t k = 0; k < (1u << group_bits); ++k) keys[on_chip.slot(k << Low)] = v[k];
+}
+
 template <int Hi>
 FERRY_HD void sort_window(const Place<Padded>& on_chip, std::uint32_t g, std::uint32_t block, std::uint32_t first) {
   constexpr int low = Hi < group_bits - 1 ? 0 : Hi - (group_bits - 1);
   constexpr std::uint32_t most = 1u << group_bits;
   const std::uint32_t base = first | ((g >> low) << (low + group_bits)) | (g & ((1u << low) - 1));
-  std::uint32_t* keys = &on_chip[base];
-  std::uint32_t v[most];
-  FERRY_UNROLL
-  for (std::uint32_t k = 0; k < most; ++k) v[k] = keys[on_chip.slot(k << low)];
-  exchange_group<low, Hi>(v, (base & block) != 0, (block >> low) & (most - 1));
-  FERRY_UNROLL
-  for (std::uint32_t k = 0; k < most; ++k) keys[on_chip.slot(k << low)] = v[k];
+  in_registers<low>(on_chip, base, [&](std::uint32_t(&v)[most]) {
+    exchange_group<low, Hi>(v, (base & block) != 0, (block >> low) & (most - 1));
+  });
 }
 
 // Stages 2, 4 and 8 of a tile in on-chip memory as one window: each group of
@@ -246,15 +255,11 @@ template <class Team>
 FERRY_HD void first_three_stages(const Team& team, const Place<Padded>& on_chip, std::uint32_t groups) {
   for (auto g = static_cast<std::uint32_t>(team.rank()); g < groups; g += static_cast<std::uint32_t>(team.size())) {
     const std::uint32_t base = on_chip.first | (g << group_bits);
-    std::uint32_t* keys = &on_chip[base];
-    std::uint32_t v[1u << group_bits];
-    FERRY_UNROLL
-    for (std::uint32_t k = 0; k < (1u << group_bits); ++k) v[k] = keys[on_chip.slot(k)];
-    exchange_group<0, 0>(v, false, 2);  // base's bits 0..2 are clear: the block bit among them decides
-    exchange_group<0, 1>(v, false, 4);
-    exchange_group<0, 2>(v, (base & 8) != 0, 0);
-    FERRY_UNROLL
-    for (std::uint32_t k = 0; k < (1u << group_bits); ++k) keys[on_chip.slot(k)] = v[k];
+    in_registers<0>(on_chip, base, [&](std::uint32_t(&v)[1u << group_bits]) {
+      exchange_group<0, 0>(v, false, 2);  // base's bits 0..2 are clear: the block bit among them decides
+      exchange_group<0, 1>(v, false, 4);
+      exchange_group<0, 2>(v, (base & 8) != 0, 0);
+    });
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bench/common/verify.hpp"
+#include "bench/dispatch/dispatch.hpp"
 #include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_keys.hpp"
 
@@ -58,13 +59,9 @@ bool SortBench::sorted_correctly(const HostKeys& keys) const {
   return std::equal(expected.begin(), expected.end(), keys.out.as<const std::uint32_t>());
 }
 
-Repeat SortBench::repeat() const {
-  return {.warmup = 3, .min_samples = iterations_, .max_samples = iterations_, .min_seconds = 0};
-}
-
 Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                              const std::function<bool()>& check) {
-  return time_on_host(*stream_, repeat(),
+  return time_on_host(*stream_, sort_repeat(iterations_),
                       {.prepare = [&] { fresh_keys(keys); },
                        .enqueue = [&](Stream& s) {
                          if (copy_keys) s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
@@ -106,7 +103,7 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
 Measurement SortBench::resident() {
   HostKeys& keys = host(MemoryKind::mapped);
   ResidentSorter sorter(backend_, device_, keys.in, keys.out, count_, tile_);
-  return time_host_work(repeat(), {.prepare = [&] { fresh_keys(keys); },
+  return time_host_work(sort_repeat(iterations_), {.prepare = [&] { fresh_keys(keys); },
                                    .work = [&] { sorter.sort(); },
                                    .check = [&] { return sorted_correctly(keys); }});
 }

@@ -47,8 +47,6 @@ class SortBench {
   void enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up);
   // +resident: its kernel launched before the sorts; each sort timed from the doorbell to the last team's flag.
   Measurement resident();
-  // Every rung's samples: --iterations after 3 warm-ups.
-  Repeat repeat() const;
   // H2D (with `copy_keys`), the sort, D2H: host wall time from the first to the final wait's return.
   Measurement timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                     const std::function<bool()>& check);
