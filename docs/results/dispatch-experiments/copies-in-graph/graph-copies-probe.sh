@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Throwaway: the probe above, three processes and one pinned to a CPU.
+set -uo pipefail
+out=${OUT:-/tmp/out}; mkdir -p "$out"
+echo 'add_executable(graph_copies_probe ${PROJECT_SOURCE_DIR}/.ab/graph_copies_probe.cpp)
+target_link_libraries(graph_copies_probe PRIVATE ferry_lib)
+set_source_files_properties(${PROJECT_SOURCE_DIR}/.ab/graph_copies_probe.cpp PROPERTIES LANGUAGE CUDA)' >> src/CMakeLists.txt
+export PATH=/usr/local/cuda/bin:$PATH
+{ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFERRY_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DFERRY_TESTS=OFF && cmake --build build-gpu -j16 --target graph_copies_probe; } > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head; tail -5 "$out/build.log"; exit 1; }
+P=$(find build-gpu -name graph_copies_probe -type f | head -1)
+nvidia-smi topo -m > "$out/topo.txt" 2>&1; lscpu | grep -i numa >> "$out/topo.txt"
+for r in 1 2 3; do echo "== process $r"; $P; done 2>&1 | tee "$out/probe.txt"
+echo "== pinned to CPU 0"; taskset -c 0 $P 2>&1 | tee -a "$out/probe.txt"
