@@ -41,6 +41,7 @@ void each_device_field(DeviceProfile& d, Visit visit) {
   visit("programmatic_graph_per_kernel_s", d.programmatic_graph_per_kernel_s, optional);
   visit("dependent_graph_per_kernel_s", d.dependent_graph_per_kernel_s, optional);
   visit("dependent_programmatic_graph_per_kernel_s", d.dependent_programmatic_graph_per_kernel_s, optional);
+  visit("dependent_kernel_bytes", d.dependent_kernel_bytes, optional);
   visit("grid_barrier_s", d.grid_barrier_s, optional);
   visit("cluster_barrier_s", d.cluster_barrier_s, optional);
   visit("sync_wakeup_s", d.sync_wakeup_s);

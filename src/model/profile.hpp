@@ -50,6 +50,7 @@ struct DeviceProfile {
   // what a chain of dependent passes pays per kernel before its own work.
   double dependent_graph_per_kernel_s = 0;
   double dependent_programmatic_graph_per_kernel_s = 0;
+  double dependent_kernel_bytes = 0;  // what each kernel of that chain reads and writes: its figure holds that sweep
   double grid_barrier_s = 0;            // one grid-wide barrier in a cooperative kernel, a team per multiprocessor
   double cluster_barrier_s = 0;         // one barrier of a thread-block cluster, as many teams as a cluster holds
   double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns

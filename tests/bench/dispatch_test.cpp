@@ -354,6 +354,18 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, {.kernels = 4}, dependent)->dispatch_s, 4 * 2.5 + 3);
   EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, {.kernels = 4}, dependent)->dispatch_s, 4 * 4 + 3)
       << "stream launches are the host's pace, not the chain's";
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::fused), 100, {.kernels = 4}, dependent)->compute_s, 4 * 400.0 / 1000)
+      << "a profile that does not say how many bytes the chain swept: every step's sweep is added";
+  dependent.dependent_kernel_bytes = 100;
+  const auto swept = model_rung(plan(Rung::fused), 100, {.kernels = 4}, dependent);
+  EXPECT_DOUBLE_EQ(swept->compute_s, 4 * 300.0 / 1000) << "a node's figure already holds 100 of each step's 400 bytes";
+  EXPECT_NE(swept->basis.find("beyond the 100 B"), std::string::npos) << swept->basis;
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pdl), 100, {.kernels = 4}, dependent)->compute_s, 4 * 300.0 / 1000);
+  dependent.dependent_kernel_bytes = 4096;
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::graph), 100, {.kernels = 4}, dependent)->compute_s, 0)
+      << "the chain swept more than the keys: nothing left to add";
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::nohostsync), 100, {.kernels = 4}, dependent)->compute_s, 4 * 400.0 / 1000)
+      << "stream launches are priced as empty kernels: their sweeps are added";
 
   const auto zero_copy = model_rung(plan(Rung::zerocopy), 100, {.kernels = 4}, p);
   ASSERT_TRUE(zero_copy);

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "core/units.hpp"
+
 namespace ferry::dispatch {
 
 std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, const Dispatches& d,
@@ -17,18 +21,18 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   RungModel m;
   m.copies_s = plan.zero_copy ? p.mapped_read_latency_s + bytes / h2d_Bps + bytes / d2h_Bps
                               : p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
-  // Each kernel, and each stretch between grid barriers, reads every key and
-  // writes at most every key: a device copy's traffic. Passes inside a
-  // stretch stay on chip, and in a cluster every pass does.
-  m.compute_s = plan.cluster ? 0 : (kernels + barriers) * bytes / p.device_copy_Bps;
+  // The bytes of each kernel's sweep that its dispatch figure does not already hold.
+  double kernel_bytes = bytes;
 
   std::string launches;
   // A graph of the kernels and the sync that waits for it. A node is priced as
   // one of a chain whose kernels each read what the one before wrote, as
   // passes do; as an empty kernel where the profile predates that figure.
+  // A chain node's figure holds its own sweep of the chain's bytes.
   auto graph_nodes = [&](double dependent_s, double empty_s, const char* edges) {
     const bool dependent = dependent_s > 0;
     m.dispatch_s = kernels * (dependent ? dependent_s : empty_s) + p.sync_wakeup_s;
+    if (dependent) kernel_bytes = std::max(0.0, bytes - p.dependent_kernel_bytes);
     launches = fmt::format("{} {}{}graph nodes + sync", d.kernels, dependent ? "dependent " : "", edges);
   };
   if (plan.resident) {
@@ -55,10 +59,16 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
     launches = fmt::format("{} stream launches + sync", d.kernels);
   }
   if (!(m.dispatch_s > 0)) return std::nullopt;
-  const char* traffic = plan.cluster ? "every pass on chip (not modelled)"
-                        : plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
-                        : plan.fused ? "a device copy's traffic per step (passes on chip not modelled)"
-                                     : "passes at device copy rate";
+  // Each kernel, and each stretch between grid barriers, reads every key and
+  // writes at most every key: a device copy's traffic. Passes inside a
+  // stretch stay on chip, and in a cluster every pass does.
+  m.compute_s = plan.cluster ? 0 : (kernels * kernel_bytes + barriers * bytes) / p.device_copy_Bps;
+  const std::string beyond =
+      kernel_bytes < bytes ? fmt::format(" beyond the {} a node's figure holds", format_bytes(static_cast<std::uint64_t>(p.dependent_kernel_bytes))) : "";
+  const std::string traffic = plan.cluster ? "every pass on chip (not modelled)"
+                              : plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
+                              : plan.fused ? fmt::format("a device copy's traffic per step{} (passes on chip not modelled)", beyond)
+                                           : fmt::format("passes at device copy rate{}", beyond);
   const std::string keys_moved = plan.zero_copy ? std::string("keys read and written over the link by the kernels")
                                                 : fmt::format("{} copies", to_string(plan.host));
   m.basis = fmt::format("{} + {} + {}", launches, keys_moved, traffic);

@@ -91,6 +91,7 @@ void measure_dependent_replays(LinkRun& run, int device, Stream& stream) {
   model::DeviceProfile& profile = run.profile_of(device);
   Row plain = time_dependent_replay(run, device, stream, false, profile.graph_per_kernel_s);
   profile.dependent_graph_per_kernel_s = plain.stats().median;
+  profile.dependent_kernel_bytes = static_cast<double>(run.config.dependent_kernel_bytes);
   run.add(std::move(plain));
   if (!run.backend.device_features(device).programmatic_launch) return;  // measure_programmatic_replay says so
   Row programmatic = time_dependent_replay(run, device, stream, true, profile.programmatic_graph_per_kernel_s);
