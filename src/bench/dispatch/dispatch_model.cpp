@@ -63,12 +63,14 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   // writes at most every key: a device copy's traffic. Passes inside a
   // stretch stay on chip, and in a cluster every pass does.
   m.compute_s = plan.cluster ? 0 : (kernels * kernel_bytes + barriers * bytes) / p.device_copy_Bps;
+  const auto chain_bytes = static_cast<std::uint64_t>(p.dependent_kernel_bytes);
   const std::string beyond =
-      kernel_bytes < bytes ? fmt::format(" beyond the {} a node's figure holds", format_bytes(static_cast<std::uint64_t>(p.dependent_kernel_bytes))) : "";
-  const std::string traffic = plan.cluster ? "every pass on chip (not modelled)"
-                              : plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
-                              : plan.fused ? fmt::format("a device copy's traffic per step{} (passes on chip not modelled)", beyond)
-                                           : fmt::format("passes at device copy rate{}", beyond);
+      kernel_bytes < bytes ? fmt::format(" beyond the {} a node's figure holds", format_bytes(chain_bytes)) : "";
+  const std::string traffic =
+      plan.cluster   ? "every pass on chip (not modelled)"
+      : plan.on_chip ? "keys in and out of on-chip memory (passes on chip not modelled)"
+      : plan.fused   ? fmt::format("a device copy's traffic per step{} (passes on chip not modelled)", beyond)
+                     : fmt::format("passes at device copy rate{}", beyond);
   const std::string keys_moved = plan.zero_copy ? std::string("keys read and written over the link by the kernels")
                                                 : fmt::format("{} copies", to_string(plan.host));
   m.basis = fmt::format("{} + {} + {}", launches, keys_moved, traffic);
