@@ -335,6 +335,15 @@ TEST(Cli, TuneNeedsOneTargetWithAUnit) {
   const Outcome met = ferry(with({"--design", "chunked", "--depth", "1,2", "--latency", "10s"}));
   EXPECT_EQ(met.code, 0) << met.err;
   EXPECT_NE(met.out.find("best for median latency <= "), std::string::npos) << met.out;
+  const std::string json = (std::filesystem::temp_directory_path() / "ferry-tune-depths.json").string();
+  const Outcome searched = ferry(with({"--design", "chunked", "--latency", "10s", "--json", json}));
+  EXPECT_EQ(searched.code, 0) << searched.err;
+  const nlohmann::json doc = nlohmann::json::parse(read_file(json));
+  nlohmann::json tuned;  // the stream workload's config; link's, measured first, sits beside it
+  for (const auto& w : doc["workloads"])
+    if (w["name"] == "stream") tuned = w["config"];
+  EXPECT_EQ(tuned["depths"], "1,2,3,4,6,8") << "by default tune searches depths between the powers of two too";
+  std::filesystem::remove(json);
   const Outcome missed = ferry(with({"--design", "chunked", "--depth", "1", "--latency", "1ns"}));
   EXPECT_EQ(missed.code, 4) << "every configuration passed, none met the target";
   EXPECT_NE(missed.out.find("no configuration met"), std::string::npos);
