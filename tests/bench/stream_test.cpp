@@ -307,9 +307,22 @@ TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
   const TuneOutcome met = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
                                Progress("tune", false));
   EXPECT_TRUE(met.met);
-  EXPECT_TRUE(std::any_of(met.result.notes.begin(), met.result.notes.end(), [](const std::string& n) {
-    return n.rfind("link's ceiling within", 0) == 0;
-  })) << "a latency target shows what the link allows within it";
+  auto ceiling_note = [](const TuneOutcome& o) {
+    const auto n = std::find_if(o.result.notes.begin(), o.result.notes.end(),
+                                [](const std::string& note) { return note.rfind("link's ceiling within", 0) == 0; });
+    return n == o.result.notes.end() ? std::string() : *n;
+  };
+  EXPECT_NE(ceiling_note(met), "") << "a latency target shows what the link allows within it";
+  EXPECT_NE(ceiling_note(met).find("SM designs: the profile has no zero-copy figures under load"), std::string::npos)
+      << "a profile from before link measured them: " << ceiling_note(met);
+  EXPECT_NE(ceiling_note(met).find("copy engines: the profile has no copies queued both ways"), std::string::npos);
+  model::DeviceProfile measured = profile();
+  measured.zero_copy_under_load = {{.teams = 4, .Bps = 20e9, .read_round_trip_s = 1e-6}};
+  measured.queued_both_ways = {{.bytes = 64 << 10, .seconds = 8e-6}};
+  const std::string both = ceiling_note(
+      tune(backend, backend.describe_machine(), config, measured, Target{.latency_s = 10.0}, Progress("tune", false)));
+  EXPECT_NE(both.find("SM designs 20.00 GB/s"), std::string::npos) << both;
+  EXPECT_NE(both.find("copy engines 8.19 GB/s"), std::string::npos) << both;
   const auto choice = std::find_if(met.result.rows.begin(), met.result.rows.end(), [](const Row& r) { return r.section == "choice"; });
   ASSERT_NE(choice, met.result.rows.end());
   for (const Row& r : met.result.rows)
