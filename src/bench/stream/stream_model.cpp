@@ -129,20 +129,26 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
 LatencyCeiling sm_ceiling_within(const model::DeviceProfile& link, double latency_s) {
   constexpr int waits = 3;  // doorbell, reads, write drain
   LatencyCeiling best;
+  if (link.zero_copy_under_load.empty()) best.missing = "zero-copy figures under load";
   for (const model::LoadedLink& l : link.zero_copy_under_load)
-    if (waits * l.read_round_trip_s <= latency_s && l.Bps > best.Bps)
-      best = {l.Bps, fmt::format("{} teams streaming both ways; {} x a read's round trip meanwhile ({:.2f} us) fits",
-                                 l.teams, waits, l.read_round_trip_s * 1e6)};
+    if (waits * l.read_round_trip_s <= latency_s && l.Bps > best.Bps) {
+      best.Bps = l.Bps;
+      best.basis = fmt::format("{} teams streaming both ways; {} x a read's round trip meanwhile ({:.2f} us) fits",
+                               l.teams, waits, l.read_round_trip_s * 1e6);
+    }
   return best;
 }
 
 LatencyCeiling engine_ceiling_within(const model::DeviceProfile& link, double latency_s) {
   LatencyCeiling best;
+  if (link.queued_both_ways.empty()) best.missing = "copies queued both ways";
   for (const model::CopyTime& pair : link.queued_both_ways) {
     const double Bps = static_cast<double>(pair.bytes) / pair.seconds;
-    if (pair.seconds > 0 && 2 * pair.seconds <= latency_s && Bps > best.Bps)
-      best = {Bps, fmt::format("copies of {} queued both ways; in then out, {:.2f} us, fits", format_bytes(pair.bytes),
-                               2 * pair.seconds * 1e6)};
+    if (pair.seconds > 0 && 2 * pair.seconds <= latency_s && Bps > best.Bps) {
+      best.Bps = Bps;
+      best.basis = fmt::format("copies of {} queued both ways; in then out, {:.2f} us, fits", format_bytes(pair.bytes),
+                               2 * pair.seconds * 1e6);
+    }
   }
   return best;
 }

@@ -30,10 +30,12 @@ struct Prediction {
 Prediction predict(const Point& point, const StreamConfig& config, const Ceilings& ceilings);
 
 // What the link allows a stream whose chunks must come back within a latency,
-// per direction, from link's figures; Bps 0 when link measured none that fits.
+// per direction, from link's figures; Bps 0 when link measured none that fits,
+// or when the profile has none of them (written before link measured them).
 struct LatencyCeiling {
   double Bps = 0;
   std::string basis;
+  std::string missing;  // the figures the profile lacks, else empty
 };
 
 // SM designs (zerocopy, persistent, fused, pool): a chunk waits on host

@@ -31,16 +31,13 @@ std::string describe(const MeasuredPoint& p) {
 std::string ceiling_note(const model::DeviceProfile& profile, double latency_s, const std::vector<MeasuredPoint>& measured) {
   const LatencyCeiling sm = sm_ceiling_within(profile, latency_s);
   const LatencyCeiling engine = engine_ceiling_within(profile, latency_s);
-  // A profile written before link measured a figure has none of it: say so, not that nothing fits.
-  auto describe_ceiling = [](const LatencyCeiling& c, const char* who, bool measured, const char* figures) {
-    if (!measured) return fmt::format("{}: the profile has no {} (`ferry probe -o` writes them)", who, figures);
+  auto describe_ceiling = [](const LatencyCeiling& c, const char* who) {
+    if (!c.missing.empty()) return fmt::format("{}: the profile has no {} (`ferry probe -o` writes them)", who, c.missing);
     return c.Bps > 0 ? fmt::format("{} {:.2f} GB/s ({})", who, to_GBps(c.Bps), c.basis)
                      : fmt::format("{}: link measured nothing that fits", who);
   };
-  std::string note = fmt::format(
-      "link's ceiling within {:.2f} us, per direction: {}; {}", to_us(latency_s),
-      describe_ceiling(sm, "SM designs", !profile.zero_copy_under_load.empty(), "zero-copy figures under load"),
-      describe_ceiling(engine, "copy engines", !profile.queued_both_ways.empty(), "copies queued both ways"));
+  std::string note = fmt::format("link's ceiling within {:.2f} us, per direction: {}; {}", to_us(latency_s),
+                                 describe_ceiling(sm, "SM designs"), describe_ceiling(engine, "copy engines"));
   double best = 0;
   for (const auto& p : measured)
     if (p.latency.check == Check::passed && p.latency.value() <= latency_s) best = std::max(best, p.throughput.value());
