@@ -1,9 +1,11 @@
 #include "cli/stream_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "backend/select.hpp"
 #include "bench/stream/stream.hpp"
@@ -33,6 +35,12 @@ struct StreamOptions {
   std::string throughput;  // tune only
 };
 
+// The depths `tune stream` searches unless told. Depths 3 and 6 as well: within
+// a latency the best point's bytes in flight (depth x chunk) can fall between
+// two powers of two of either. On an H100, within 20 us they lifted the best
+// found from 18.6-19.0 GB/s to 21.5-22.1.
+const std::vector<int> tune_depths = {1, 2, 3, 4, 6, 8};
+
 void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   add_run_options(command, o.run);
   command.add_option("--design", o.designs,
@@ -41,7 +49,7 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
                                                 : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
   command.add_option("--chunks", o.chunks, tuning ? "chunk sizes to search (default 16K:4M:x2 on a GPU)"
                                                   : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
-  command.add_option("--depth", o.depths, tuning ? "depths to search (default 1,2,3,4,6,8)"
+  command.add_option("--depth", o.depths, tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
                                                  : "chunks in flight at once, or a list to sweep (default 4)");
   command.add_option("--stages", o.stages, "kernels a chunk passes through in pipeline and persistent (default 3)");
   command.add_option("--flops-per-byte", o.flops_per_byte,
@@ -65,10 +73,7 @@ stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o,
   c.device = devices.front();
   if (tuning) {
     c.iterations = 1;
-    // Depths 3 and 6 as well: within a latency the best point's bytes in flight
-    // (depth x chunk) can fall between two powers of two of either. On an H100,
-    // within 20 us they lifted the best found from 18.6-19.0 GB/s to 21.5-22.1.
-    c.depths = {1, 2, 3, 4, 6, 8};
+    c.depths = tune_depths;
     if (backend.capabilities().gpu_timings) {
       c.total_bytes = 256ull << 20;
       // Steps of 2: Little's law puts a latency target's best point at depth x chunk, which x4 steps would straddle.
