@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
+#include <vector>
 
 #include "backend/emu/emu_backend.hpp"
 #include "bench/stream/stream_fused_kernels.hpp"
@@ -165,6 +167,34 @@ TEST(Stream, APoolWorkerSkipsExactlyTheChunksThatHoldNoneOfItsLanes) {
       }
       EXPECT_EQ(next, pool.chunks);
     }
+  }
+}
+
+// A thread's share of a slice, moved in waves of 1, 2 or 8 quads: every quad
+// of its stride below the end is computed once, whatever is left for the last
+// wave, and nothing else is written.
+template <int Wave>
+void expect_every_quad_of_the_stride_moved_once(std::uint64_t first, std::uint64_t hi, std::uint64_t step) {
+  constexpr std::uint64_t quads = 64;
+  std::vector<Quad> from(quads), to(quads);
+  for (std::uint64_t q = 0; q < quads; ++q) from[q] = Quad{static_cast<std::uint32_t>(q), 1, 2, 3};
+  const Quad poison{0xDEADBEEF, 0xDEADBEEF, 0xDEADBEEF, 0xDEADBEEF};
+  std::fill(to.begin(), to.end(), poison);
+  move_strided<Wave>(from.data(), to.data(), first, hi, step, StageRange{0, 2, 2});
+  for (std::uint64_t q = 0; q < quads; ++q) {
+    const bool mine = q >= first && q < hi && (q - first) % step == 0;
+    const Quad expected = mine ? stage_quad(from[q], 0, 2, 2) : poison;
+    EXPECT_EQ(std::memcmp(&to[q], &expected, sizeof(Quad)), 0)
+        << "wave " << Wave << ", first " << first << ", end " << hi << ", step " << step << ": quad " << q;
+  }
+}
+
+TEST(Stream, AThreadMovesEveryQuadOfItsStrideOnceWhateverItsWave) {
+  for (const auto& [first, hi, step] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{0, 64, 1}, {3, 64, 4},
+                                        {5, 50, 7}, {2, 3, 8}, {9, 9, 2}, {1, 40, 13}}) {
+    expect_every_quad_of_the_stride_moved_once<1>(first, hi, step);
+    expect_every_quad_of_the_stride_moved_once<2>(first, hi, step);
+    expect_every_quad_of_the_stride_moved_once<8>(first, hi, step);
   }
 }
 

@@ -34,6 +34,15 @@ struct FusedStream {
   std::uint64_t* failure;          // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
 
+  // Quads a thread reads before it writes them while other chunks are in
+  // flight: a team's 16 KiB slice then goes in two waves, the second's reads
+  // crossing PCIe while the first's writes do. A chunk alone reads its whole
+  // slice at once, since each wave costs it a round trip. Measured on an H100
+  // (docs/results/stream-experiments, ninth session), against every quad at
+  // once: 256 KiB x 4 took 36.8 us against 39.5-40.7, 64 KiB x 8 20.2-20.3
+  // against 21.0-21.3; alone, 64 KiB took 10.8 us against 9.3-9.5.
+  static constexpr int quads_in_flight_among_others = 2;
+
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
     const int group = team.index() / teams_per_group;
@@ -55,7 +64,12 @@ struct FusedStream {
       if (!team.sync_or(go)) return;
       const std::uint64_t first = c * chunk_quads;
       const std::uint64_t quads = total_quads - first < chunk_quads ? total_quads - first : chunk_quads;
-      move_slice(team, input + first, output + first, team_slice(quads, b, teams_per_group), all);
+      const Slice slice = team_slice(quads, b, teams_per_group);
+      if (slots > 1) {
+        move_slice<quads_in_flight_among_others>(team, input + first, output + first, slice, all);
+      } else {
+        move_slice(team, input + first, output + first, slice, all);
+      }
       team.sync();
       // Each team raises its own flag (release at system scope: its writes to
       // the host come first) and the host reads the group's flags: no count
@@ -74,9 +88,9 @@ struct FusedStream {
 //   trip whatever the depth) and publishes, in device memory, how many chunks
 //   are released.
 // - A worker waits for the next chunk that holds quads of its own, moves
-//   them (every thread keeps loads_in_flight reads going) and publishes, with
-//   a device-scope release, the next such chunk: every chunk before it is
-//   done as far as this worker goes.
+//   them one quad a thread at a time (quads_in_flight) and publishes, with a
+//   device-scope release, the next such chunk: every chunk before it is done
+//   as far as this worker goes.
 // - The flagger raises the done flag of every chunk that all workers are
 //   past, behind one system-scope fence: only it waits for writes to reach
 //   the host.
@@ -102,6 +116,17 @@ struct PoolStream {
   // Reads this many doorbells, or workers' counts, before it looks at any: a
   // load whose value is used at once holds back the issue of the next.
   static constexpr int reads_at_once = 8;
+
+  // Quads each worker thread reads before it writes them. With 32 workers
+  // (8192 threads) that is 128 KiB in flight, about what the link moves in
+  // one loaded read round trip, and a chunk of 256 KiB goes in two waves:
+  // the second's reads cross PCIe while the first's writes do. Reading a
+  // thread's whole share of a chunk at once (up to 8 quads, 16 workers) left one
+  // direction idle while the other moved, and held up to 256 KiB of reads
+  // in the link, behind which every doorbell poll and fence waited
+  // (docs/results/stream-experiments, ninth session: 256 KiB x 4 moved
+  // 31.3-31.7 GB/s in 32.7 us that way, 39.8-40.4 in 25.6 us this way).
+  static constexpr int quads_in_flight = 1;
 
   FERRY_HD std::uint64_t chunk_end(std::uint64_t c) const {
     return (c + 1) * chunk_quads < total_quads ? (c + 1) * chunk_quads : total_quads;
@@ -216,7 +241,7 @@ struct PoolStream {
       }
       if (!team.sync_or(go)) return;
       const std::uint64_t lo = c * chunk_quads;
-      move_strided(input, output, lo + (lane + lanes - lo % lanes) % lanes, chunk_end(c), lanes, all);
+      move_strided<quads_in_flight>(input, output, lo + (lane + lanes - lo % lanes) % lanes, chunk_end(c), lanes, all);
       const std::uint64_t next = next_with_quads(c + 1, team.index(), team.size());
       team.sync();  // every thread's writes of the chunk before the count
       if (team.rank() == 0) store_release_device(own_past, next);

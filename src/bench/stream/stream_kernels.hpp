@@ -81,26 +81,27 @@ struct StageRange {
 constexpr int loads_in_flight = 8;
 
 // One thread moves quads first, first + step, ... below hi from `from` to
-// `to` through `stages`. Loads first, then stores: each thread keeps several
-// reads in flight, which is what hides the microsecond a read of host memory
-// takes.
-FERRY_HD inline void move_strided(const Quad* from, Quad* to, std::uint64_t first, std::uint64_t hi, std::uint64_t step,
-                                  StageRange stages) {
-  for (std::uint64_t base = first; base < hi; base += loads_in_flight * step) {
-    Quad held[loads_in_flight];
+// `to` through `stages`, `Wave` quads at a time. Loads first, then stores:
+// each thread keeps up to `Wave` reads in flight, which is what hides the
+// microsecond a read of host memory takes.
+template <int Wave = loads_in_flight>
+FERRY_HD void move_strided(const Quad* from, Quad* to, std::uint64_t first, std::uint64_t hi, std::uint64_t step,
+                           StageRange stages) {
+  for (std::uint64_t base = first; base < hi; base += Wave * step) {
+    Quad held[Wave];
     FERRY_UNROLL
-    for (int k = 0; k < loads_in_flight; ++k)
+    for (int k = 0; k < Wave; ++k)
       if (base + k * step < hi) held[k] = from[base + k * step];
     FERRY_UNROLL
-    for (int k = 0; k < loads_in_flight; ++k)
+    for (int k = 0; k < Wave; ++k)
       if (base + k * step < hi) to[base + k * step] = stage_quad(held[k], stages.first, stages.count, stages.rounds);
   }
 }
 
 // The team moves [slice.lo, slice.hi), its threads taking every team.size()-th quad.
-template <class Team>
+template <int Wave = loads_in_flight, class Team>
 FERRY_HD void move_slice(const Team& team, const Quad* from, Quad* to, Slice slice, StageRange stages) {
-  move_strided(from, to, slice.lo + team.rank(), slice.hi, static_cast<std::uint64_t>(team.size()), stages);
+  move_strided<Wave>(from, to, slice.lo + team.rank(), slice.hi, static_cast<std::uint64_t>(team.size()), stages);
 }
 
 // The zero-copy design's kernel for one chunk: teams read mapped input and

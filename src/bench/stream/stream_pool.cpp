@@ -12,11 +12,12 @@
 namespace ferry::stream {
 namespace {
 
-// Measured on an H100 (docs/results/stream-experiments, fifth session): 16
-// workers of 256 threads moved 256 KiB chunks at depth 4 at 29.7-30.8 GB/s
-// over three runs, 8 workers at 26.2-26.7. Within 40 us `tune` found 29.6
-// and 31.4 GB/s with 16, 29.5 and 30.5 with 8.
-constexpr int pool_workers = 16;
+// Measured on an H100 (docs/results/stream-experiments, ninth session), one
+// quad a thread in flight: 32 workers of 256 threads moved 64 KiB chunks at
+// depth 8 at 26.3-26.6 GB/s in 19.4 us, where 16 moved 21.5 in 24 us (a
+// 64 KiB chunk then takes half the lanes, and the next chunk the other
+// half), and matched 16 from 128 KiB up.
+constexpr int pool_workers = 32;
 
 }  // namespace
 
