@@ -227,6 +227,17 @@ struct PersistentPipeline {
 
   FERRY_HD static std::uint64_t tag_of(std::uint64_t c) { return ((c + 1) & 0xFFFFFFFFull) << 32; }
 
+  // Team b's share of a chunk of `quads` quads: its share of a full chunk, cut
+  // at the chunk's end. So a short last chunk keeps every team on the ring
+  // words it uses for every other chunk. A team's `taken` count guards only
+  // its own words; a share recut for the shorter chunk reached into another
+  // team's, and overwrote words of the chunk before that the other team had
+  // not read yet (a 256 MiB stream in 384 KiB chunks hung at its end on an H100).
+  FERRY_HD Slice slice_of(std::uint64_t quads, int b) const {
+    const Slice full = team_slice(chunk_quads, b, teams_per_role);
+    return {full.lo < quads ? full.lo : quads, full.hi < quads ? full.hi : quads};
+  }
+
   FERRY_HD std::uint64_t* slot(int ring, std::uint64_t c) const {
     return rings + (static_cast<std::uint64_t>(ring) * ring_slots + c % ring_slots) * chunk_quads * 4;
   }
@@ -323,7 +334,7 @@ struct PersistentPipeline {
       if (team.sync_or(stop)) return;
 
       const std::uint64_t quads = total_quads - first < chunk_quads ? total_quads - first : chunk_quads;
-      const Slice slice = team_slice(quads, b, teams_per_role);
+      const Slice slice = slice_of(quads, b);
       Wait mine = Wait::go;
       for (std::uint64_t base = slice.lo + team.rank(); base < slice.hi && mine == Wait::go; base += loads_in_flight * step) {
         Quad held[loads_in_flight];
