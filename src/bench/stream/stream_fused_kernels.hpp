@@ -124,8 +124,9 @@ struct PoolStream {
   // thread's whole share of a chunk at once (up to 8 quads, 16 workers) left one
   // direction idle while the other moved, and held up to 256 KiB of reads
   // in the link, behind which every doorbell poll and fence waited
-  // (docs/results/stream-experiments, ninth session: 256 KiB x 4 moved
-  // 31.3-31.7 GB/s in 32.7 us that way, 39.8-40.4 in 25.6 us this way).
+  // (docs/results/stream-experiments, ninth session: on an H100, 256 KiB x 4
+  // moved 30.6 GB/s in 33.2-33.7 us that way, 35.7-36.4 in 26.9-27.1 us
+  // this way).
   static constexpr int quads_in_flight = 1;
 
   FERRY_HD std::uint64_t chunk_end(std::uint64_t c) const {
