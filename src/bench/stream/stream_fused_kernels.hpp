@@ -121,9 +121,9 @@ struct PoolStream {
   // (8192 threads) that is 128 KiB in flight, about what the link moves in
   // one loaded read round trip, and a chunk of 256 KiB goes in two waves:
   // the second's reads cross PCIe while the first's writes do. Reading a
-  // thread's whole share of a chunk at once (up to 8 quads, 16 workers) left one
-  // direction idle while the other moved, and held up to 256 KiB of reads
-  // in the link, behind which every doorbell poll and fence waited
+  // thread's whole share of a chunk at once (up to 8 quads, 16 workers)
+  // left one direction idle while the other moved, and held up to 256 KiB
+  // of reads in the link, behind which every doorbell poll and fence waited
   // (docs/results/stream-experiments, ninth session: on an H100, 256 KiB x 4
   // moved 30.6 GB/s in 33.2-33.7 us that way, 35.7-36.4 in 26.9-27.1 us
   // this way).
