@@ -21,7 +21,8 @@ def report_main(argv=None) -> int:
         description="One self-contained HTML page (plots inline, nothing fetched) from ferry results files: the "
                     "machines at the top, then a section per workload found. Several files overlay as series, "
                     "e.g. an H100 run beside an H200 run.")
-    parser.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files written by ferry run ... --json")
+    parser.add_argument("results", nargs="+", metavar="RESULTS.json",
+                        help="results files written by ferry run ... --json, plain or gzipped (.json.gz)")
     parser.add_argument("-o", "--output", default="report.html", metavar="HTML", help="the page to write (default: %(default)s)")
     parser.add_argument("--labels", metavar="A,B,...",
                         help="a name per results file, in order, for legends and tables (default: the file names)")

@@ -5,6 +5,7 @@ on raw JSON, so a malformed file fails here with one message naming it.
 """
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,20 +93,40 @@ class Results:
 
 
 def load(path, label: Optional[str] = None) -> Results:
-    """Reads and checks one results file. Raises ResultsError naming the file and the problem."""
+    """Reads and checks one results file, plain or gzipped (large ones are kept
+    gzipped, docs/results.md). Raises ResultsError naming the file and the problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as e:
         raise ResultsError(f"cannot read '{path}': {e.strerror or e}") from None
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise ResultsError(f"'{path}' is not a ferry results file: a gzip file that does not unpack ({e})") from None
     try:
-        doc = json.loads(text)
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"'{path}' is not a ferry results file: not UTF-8 text ({e.reason})") from None
     except json.JSONDecodeError as e:
         raise ResultsError(f"'{path}' is not a ferry results file: not JSON ({e.msg} at line {e.lineno})") from None
     try:
-        return _results(doc, path, label or path.stem)
+        return _results(doc, path, label or _stem(path))
     except _Malformed as e:
         raise ResultsError(f"'{path}' is not a ferry results file: {e}") from None
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def _stem(path: Path) -> str:
+    """The file's name without .json or .json.gz: the default label."""
+    name = path.name
+    for suffix in (".json.gz", ".gz", ".json"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return path.stem
 
 
 class _Malformed(Exception):

@@ -1,6 +1,7 @@
 """Reading results: what ferry writes loads; anything else is one clear error naming the file."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
@@ -86,3 +87,24 @@ def test_true_is_not_a_number(make_results):
     path = make_results("bool.json", json.dumps(document(rows=[{**row(), "value": True}])))
     with pytest.raises(ResultsError, match="value is true, not a number"):
         load(path)
+
+
+def test_a_gzipped_results_file_loads_as_the_file_it_holds(make_results, tmp_path):
+    plain = make_results("run.json", document(rows=[row()]))
+    packed = tmp_path / "run.json.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    a, b = load(plain), load(packed)
+    assert b.label == a.label == "run"
+    assert [(r.metric, r.value) for r in b.workload("link").rows] == [(r.metric, r.value) for r in a.workload("link").rows]
+
+
+@pytest.mark.parametrize("content, message", [
+    (lambda text: gzip.compress(text)[:20], "a gzip file that does not unpack"),
+    (lambda text: b"\xff\xfe" + text, "not UTF-8 text"),
+])
+def test_a_broken_gzip_or_non_text_file_is_one_error_naming_it(tmp_path, content, message):
+    path = tmp_path / "broken.json.gz"
+    path.write_bytes(content(json.dumps(document(rows=[row()])).encode()))
+    with pytest.raises(ResultsError) as error:
+        load(path)
+    assert str(path) in str(error.value) and message in str(error.value)
