@@ -122,11 +122,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 def _stem(path: Path) -> str:
     """The file's name without .json or .json.gz: the default label."""
-    name = path.name
-    for suffix in (".json.gz", ".gz", ".json"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return path.stem
+    return Path(path.name.removesuffix(".gz")).stem or path.stem
 
 
 class _Malformed(Exception):

@@ -48,11 +48,13 @@ const std::vector<int> tune_depths = {1, 2, 3, 4, 6, 8};
 // best point at a number of bytes in flight (depth x chunk), and at the same
 // bytes a larger chunk moves more: on an H100 the pool moved 512 KiB x 3 at
 // 39 GB/s and 256 KiB x 6 at 36-37, both about 40 us.
-constexpr std::string_view tune_chunk_text = "16K:4M:x2 and 24K:3M:x2";
+const std::vector<std::string_view> tune_chunk_ranges = {"16K:4M:x2", "24K:3M:x2"};
 std::vector<std::uint64_t> tune_chunks() {
-  std::vector<std::uint64_t> sizes = parse_byte_range("16K:4M:x2");
-  const std::vector<std::uint64_t> halfway = parse_byte_range("24K:3M:x2");
-  sizes.insert(sizes.end(), halfway.begin(), halfway.end());
+  std::vector<std::uint64_t> sizes;
+  for (std::string_view range : tune_chunk_ranges) {
+    const std::vector<std::uint64_t> some = parse_byte_range(range);
+    sizes.insert(sizes.end(), some.begin(), some.end());
+  }
   std::sort(sizes.begin(), sizes.end());
   return sizes;
 }
@@ -63,7 +65,7 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
                      "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)");
   command.add_option("--total", o.total, tuning ? "bytes in the stream (default 256M on a GPU)"
                                                 : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
-  command.add_option("--chunks", o.chunks, tuning ? fmt::format("chunk sizes to search (default {} on a GPU)", tune_chunk_text)
+  command.add_option("--chunks", o.chunks, tuning ? fmt::format("chunk sizes to search (default {} on a GPU)", fmt::join(tune_chunk_ranges, " and "))
                                                   : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
   command.add_option("--depth", o.depths, tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
                                                  : "chunks in flight at once, or a list to sweep (default 4)");
