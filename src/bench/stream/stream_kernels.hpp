@@ -184,7 +184,13 @@ FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint
 // 32-bit value with the number of its chunk (c + 1) above it, as NCCL's LL
 // protocol does: a reader thread polls its own words until they carry the
 // chunk it wants, so a hand-off costs one store and one read, with no flag,
-// fence or barrier between them. Per-team `taken` counters (written by a
+// fence or barrier between them. A quad's four tagged words are two 16-byte
+// halves, each in its own plane of the slot, so a warp moves 512 contiguous
+// bytes per access. A quad's words side by side, moved 8 bytes at a time,
+// made each warp access touch 32 sectors for a quarter of each, four times
+// the traffic to L2 a role needs: on an H100, 64 KiB chunks took 27-29 us
+// that way and 25 us this way, 256 KiB x 4 58-59 us and 53-54 us
+// (docs/results/stream-experiments, tenth session). Per-team `taken` counters (written by a
 // ring's reader) keep a writer from overwriting a slot not yet read; per-team
 // `ready` counters carry only the shutdown message.
 struct PersistentPipeline {
@@ -242,25 +248,32 @@ struct PersistentPipeline {
     return rings + (static_cast<std::uint64_t>(ring) * ring_slots + c % ring_slots) * chunk_quads * 4;
   }
 
+  // Where half h (words 2h and 2h + 1) of quad q lives in a slot: plane h, 16 bytes a quad.
+  FERRY_HD std::uint64_t half_at(std::uint64_t q, int h) const { return (static_cast<std::uint64_t>(h) * chunk_quads + q) * 2; }
+
+  FERRY_HD static bool tagged(const std::uint64_t (&pair)[2], std::uint64_t tag) {
+    return (pair[0] & 0xFFFFFFFF00000000ull) == tag && (pair[1] & 0xFFFFFFFF00000000ull) == tag;
+  }
+
   // Reads quads [q, q + loads_in_flight * step) of a slice from a ring slot,
-  // all loads first, then polls again only for words that had not yet come.
+  // all loads first, then polls again only for halves that had not yet come.
   FERRY_HD Wait take_batch(const std::uint64_t* words, std::uint64_t base, std::uint64_t step, std::uint64_t hi,
                            std::uint64_t c, const std::uint64_t* shutdown_in, Quad (&held)[loads_in_flight]) const {
-    std::uint64_t raw[loads_in_flight][4];
+    std::uint64_t raw[loads_in_flight][2][2];
     FERRY_UNROLL
     for (int k = 0; k < loads_in_flight; ++k)
       if (base + k * step < hi)
-        for (int j = 0; j < 4; ++j) raw[k][j] = load_relaxed_device(words + (base + k * step) * 4 + j);
+        for (int h = 0; h < 2; ++h) load_pair_volatile(words + half_at(base + k * step, h), raw[k][h][0], raw[k][h][1]);
     const std::uint64_t tag = tag_of(c);
     std::uint64_t since = 0;
-    // Every word still missing is loaded again in one wave: a poll costs one
-    // round trip to L2, however many words are late.
+    // Every half still missing is loaded again in one wave: a poll costs one
+    // round trip to L2, however many halves are late.
     for (int polls = 1;; ++polls) {
       bool complete = true;
       FERRY_UNROLL
       for (int k = 0; k < loads_in_flight; ++k)
         if (base + k * step < hi)
-          for (int j = 0; j < 4; ++j) complete = complete && (raw[k][j] & 0xFFFFFFFF00000000ull) == tag;
+          for (int h = 0; h < 2; ++h) complete = complete && tagged(raw[k][h], tag);
       if (complete) break;
       if (polls % polls_per_clock_read == 0) {
         const std::uint64_t message = load_acquire_device(shutdown_in);
@@ -271,17 +284,18 @@ struct PersistentPipeline {
       FERRY_UNROLL
       for (int k = 0; k < loads_in_flight; ++k)
         if (base + k * step < hi)
-          for (int j = 0; j < 4; ++j)
-            if ((raw[k][j] & 0xFFFFFFFF00000000ull) != tag) raw[k][j] = load_relaxed_device(words + (base + k * step) * 4 + j);
+          for (int h = 0; h < 2; ++h)
+            if (!tagged(raw[k][h], tag)) load_pair_volatile(words + half_at(base + k * step, h), raw[k][h][0], raw[k][h][1]);
     }
     FERRY_UNROLL
     for (int k = 0; k < loads_in_flight; ++k)
-      for (int j = 0; j < 4; ++j) held[k].word[j] = static_cast<std::uint32_t>(raw[k][j]);
+      for (int j = 0; j < 4; ++j) held[k].word[j] = static_cast<std::uint32_t>(raw[k][j / 2][j % 2]);
     return Wait::go;
   }
 
   FERRY_HD void put(std::uint64_t* words, std::uint64_t q, const Quad& value, std::uint64_t c) const {
-    for (int j = 0; j < 4; ++j) store_relaxed_device(words + q * 4 + j, tag_of(c) | value.word[j]);
+    const std::uint64_t tag = tag_of(c);
+    for (int h = 0; h < 2; ++h) store_pair_volatile(words + half_at(q, h), tag | value.word[2 * h], tag | value.word[2 * h + 1]);
   }
 
   // Tells the next role (or the host) that no chunk follows chunk c - 1.
