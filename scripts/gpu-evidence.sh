@@ -22,7 +22,8 @@ nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
 bash scripts/gpu-build.sh "$out/build.log"
 if [ "${SKIP_CTEST:-0}" != 1 ]; then  # SKIP_CTEST=1: measure only (an exploratory run)
   (cd build-gpu && ctest --output-on-failure -j4 > "$out/ctest.log" 2>&1) || { tail -40 "$out/ctest.log"; exit 1; }
-  grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || true
+  # ctest exits 0 when it finds no tests: evidence without them is no evidence.
+  grep -E "tests passed|Skipped|Failed" "$out/ctest.log" || { echo "ctest ran no tests"; tail -5 "$out/ctest.log"; exit 1; }
 fi
 ferry=./build-gpu/src/ferry
 # beff and topo: every GPU of the machine, NVLink multicast off (shared machines: NCCL's NVLS, and the same for
