@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/emu/emu_backend.hpp"
+#include "backend/launch.hpp"
 #include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
@@ -210,6 +211,41 @@ void expect_every_quad_of_the_stride_moved_once(std::uint64_t first, std::uint64
     const Quad expected = mine ? stage_quad(from[q], 0, 2, 2) : poison;
     EXPECT_EQ(std::memcmp(&to[q], &expected, sizeof(Quad)), 0)
         << "wave " << Wave << ", first " << first << ", end " << hi << ", step " << step << ": quad " << q;
+  }
+}
+
+// A zero-copy chunk's flag rises when the last of its own teams finishes.
+// The slot's count of finished teams runs over all its chunks, and a short
+// last chunk has fewer teams than the chunks before it: a flag raised at a
+// multiple of this chunk's teams came after 1 of 2 teams when 3 had run
+// before. The host then took the chunk for back while half was unwritten.
+TEST(Stream, AZeroCopyChunkIsFlaggedOnlyOnceEveryOneOfItsTeamsFinished) {
+  for (const std::vector<int>& teams_per_chunk : std::vector<std::vector<int>>{{3, 2}, {3, 3, 2}, {4, 3}, {2, 3, 1}, {5, 5, 5}}) {
+    std::uint64_t total_quads = 0;
+    for (const int t : teams_per_chunk) total_quads += static_cast<std::uint64_t>(t) * 2;
+    std::vector<Quad> input(total_quads), output(total_quads);
+    for (std::uint64_t q = 0; q < total_quads; ++q) input[q] = Quad{{static_cast<std::uint32_t>(q), 1, 2, 3}};
+    std::uint64_t finished = 0, done = 0, teams_before = 0, first = 0;
+    for (std::size_t c = 0; c < teams_per_chunk.size(); ++c) {
+      const int teams = teams_per_chunk[c];
+      const std::uint64_t quads = static_cast<std::uint64_t>(teams) * 2;
+      const ZeroCopyChunk kernel{input.data() + first, output.data() + first, quads, {0, 1, 1}, &finished, &done, c + 1,
+                                 teams_before};
+      for (int t = 0; t < teams; ++t) {
+        EXPECT_EQ(done, c) << "chunks of " << ::testing::PrintToString(teams_per_chunk) << ": chunk " << c
+                           << " flagged before its team " << t << " of " << teams << " ran";
+        ferry::HostTeam team{.team_index = t, .team_count = teams};
+        kernel(team);
+      }
+      EXPECT_EQ(done, c + 1) << "chunks of " << ::testing::PrintToString(teams_per_chunk) << ": chunk " << c
+                             << " not flagged after all " << teams << " teams ran";
+      teams_before += static_cast<std::uint64_t>(teams);
+      first += quads;
+    }
+    for (std::uint64_t q = 0; q < total_quads; ++q) {
+      const Quad expected = stage_quad(input[q], 0, 1, 1);
+      ASSERT_EQ(std::memcmp(&output[q], &expected, sizeof(Quad)), 0) << "quad " << q;
+    }
   }
 }
 

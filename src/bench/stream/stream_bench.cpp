@@ -135,6 +135,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     finished_chunks = backend_.allocate_host(MemoryKind::mapped, slots.size() * flag_stride * sizeof(std::uint64_t));
     std::fill_n(finished_chunks.as<std::uint64_t>(), slots.size() * flag_stride, 0);
   }
+  std::vector<std::uint64_t> slot_teams(slots.size(), 0);  // zerocopy: teams launched so far per slot
   const Quad* input_view = input_.device_view_as<const Quad>();
   Quad* output_view = output_.device_view_as<Quad>();
 
@@ -145,11 +146,12 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     Stream& stream = *s.stream;
     if (zerocopy) {
       const std::uint64_t k = c % slots.size();
+      const auto teams = (quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team;
       const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
                                  finished_teams.as<std::uint64_t>() + k, finished_chunks.device_view_as<std::uint64_t>() + k * flag_stride,
-                                 c + 1};
-      launch_zero_copy_chunk(stream, kernel,
-                             static_cast<int>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team));
+                                 c + 1, slot_teams[k]};
+      launch_zero_copy_chunk(stream, kernel, static_cast<int>(teams));
+      slot_teams[k] += teams;
       return;
     }
     stream.copy(s.a.data(), input_.data() + offset, bytes);

@@ -115,6 +115,7 @@ struct ZeroCopyChunk {
   std::uint64_t* finished_teams;  // device memory: teams finished over every chunk this slot ran
   std::uint64_t* done;            // mapped: the number of the slot's last finished chunk
   std::uint64_t chunk_number;     // chunk index + 1
+  std::uint64_t teams_before;     // teams of the chunks this slot ran before this one
 
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
@@ -122,8 +123,10 @@ struct ZeroCopyChunk {
     team.sync();
     if (team.rank() == 0) {
       // acq_rel at system scope: every team's writes to the host come before the last team's flag.
+      // The last team is the one that brings the slot's count to its total, not a multiple of this
+      // chunk's teams: a short last chunk has fewer teams than the chunks before it.
       const std::uint64_t before = increment_acq_rel_system(finished_teams);
-      if ((before + 1) % static_cast<std::uint64_t>(team.count()) == 0) store_release_system(done, chunk_number);
+      if (before + 1 == teams_before + static_cast<std::uint64_t>(team.count())) store_release_system(done, chunk_number);
     }
   }
 };
