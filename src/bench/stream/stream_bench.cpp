@@ -20,6 +20,14 @@ constexpr std::int64_t words_per_host_thread = 4 << 20;
 // A zero-copy team's share of a chunk: 16 KiB spreads a 256 KiB chunk over 16
 // multiprocessors, enough reads in flight to keep PCIe busy.
 constexpr std::uint64_t zero_copy_quads_per_team = 1024;
+// And the most teams of all the chunks in flight: 16 keep the link busy both
+// ways (link's zero-copy under load: 41 GB/s per direction from 8 teams up),
+// and every team more only queues more reads ahead of each round trip. On an
+// H100 (docs/results/stream-experiments, tenth session) 1 MiB x 2 went from
+// 83-88 us to 68 us and 1 MiB x 8 from 27.5 to 39.7 GB/s against 64 teams a
+// chunk, 256 KiB x 8 from 68-70 to 60 us; a cap of 32 gained less, and
+// 256 KiB and below at depths 1-4 did not move.
+constexpr std::uint64_t zero_copy_teams_in_flight = 16;
 // A persistent team's share, and the most teams per role. Measured on H100,
 // depth 4: a 1 MiB chunk moved at 35.5 GB/s with 8 teams per role, 22.5 with
 // 16, 7.3 with 24; every team is one more poller (docs/stream.md).
@@ -146,7 +154,8 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     Stream& stream = *s.stream;
     if (zerocopy) {
       const std::uint64_t k = c % slots.size();
-      const auto teams = (quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team;
+      const std::uint64_t teams = std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1,
+                                                           std::max<std::uint64_t>(1, zero_copy_teams_in_flight / slots.size()));
       const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
                                  finished_teams.as<std::uint64_t>() + k, finished_chunks.device_view_as<std::uint64_t>() + k * flag_stride,
                                  c + 1, slot_teams[k]};
