@@ -141,9 +141,8 @@ FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value)
 
 // A 16-byte line of two words that another device or team writes and this
 // one polls (the LL protocols of p2p-sm and of stream's persistent rings):
-// one vector access on the GPU, where volatile is
-// relaxed at system scope; each 8-byte word is single-copy atomic either way,
-// so each carries its own tag.
+// one vector access on the GPU, where volatile is relaxed at system scope;
+// each 8-byte word is single-copy atomic either way, so each carries its own tag.
 FERRY_HD inline void store_pair_volatile(std::uint64_t* p, std::uint64_t first, std::uint64_t second) {
 #if defined(__CUDA_ARCH__)
   asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(first), "l"(second) : "memory");

@@ -218,7 +218,7 @@ void expect_every_quad_of_the_stride_moved_once(std::uint64_t first, std::uint64
 // The slot's count of finished teams runs over all its chunks, and a short
 // last chunk has fewer teams than the chunks before it: a flag raised at a
 // multiple of this chunk's teams came after 1 of 2 teams when 3 had run
-// before. The host then took the chunk for back while half was unwritten.
+// before, and the host counted the chunk as back with half of it unwritten.
 TEST(Stream, AZeroCopyChunkIsFlaggedOnlyOnceEveryOneOfItsTeamsFinished) {
   for (const std::vector<int>& teams_per_chunk : std::vector<std::vector<int>>{{3, 2}, {3, 3, 2}, {4, 3}, {2, 3, 1}, {5, 5, 5}}) {
     std::uint64_t total_quads = 0;
@@ -234,7 +234,7 @@ TEST(Stream, AZeroCopyChunkIsFlaggedOnlyOnceEveryOneOfItsTeamsFinished) {
       for (int t = 0; t < teams; ++t) {
         EXPECT_EQ(done, c) << "chunks of " << ::testing::PrintToString(teams_per_chunk) << ": chunk " << c
                            << " flagged before its team " << t << " of " << teams << " ran";
-        ferry::HostTeam team{.team_index = t, .team_count = teams};
+        HostTeam team{.team_index = t, .team_count = teams};
         kernel(team);
       }
       EXPECT_EQ(done, c + 1) << "chunks of " << ::testing::PrintToString(teams_per_chunk) << ": chunk " << c

@@ -193,9 +193,9 @@ FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint
 // made each warp access touch 32 sectors for a quarter of each, four times
 // the traffic to L2 a role needs: on an H100, 64 KiB chunks took 27-29 us
 // that way and 25 us this way, 256 KiB x 4 58-59 us and 53-54 us
-// (docs/results/stream-experiments, tenth session). Per-team `taken` counters (written by a
-// ring's reader) keep a writer from overwriting a slot not yet read; per-team
-// `ready` counters carry only the shutdown message.
+// (docs/results/stream-experiments, tenth session). Per-team `taken`
+// counters (written by a ring's reader) keep a writer from overwriting a
+// slot not yet read; per-team `ready` counters carry only the shutdown message.
 struct PersistentPipeline {
   int stages;
   int teams_per_role;
