@@ -144,6 +144,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     std::fill_n(finished_chunks.as<std::uint64_t>(), slots.size() * flag_stride, 0);
   }
   std::vector<std::uint64_t> slot_teams(slots.size(), 0);  // zerocopy: teams launched so far per slot
+  const std::uint64_t most_teams_a_chunk = std::max<std::uint64_t>(1, zero_copy_teams_in_flight / slots.size());
   const Quad* input_view = input_.device_view_as<const Quad>();
   Quad* output_view = output_.device_view_as<Quad>();
 
@@ -154,8 +155,8 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     Stream& stream = *s.stream;
     if (zerocopy) {
       const std::uint64_t k = c % slots.size();
-      const std::uint64_t teams = std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1,
-                                                           std::max<std::uint64_t>(1, zero_copy_teams_in_flight / slots.size()));
+      const std::uint64_t teams =
+          std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1, most_teams_a_chunk);
       const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
                                  finished_teams.as<std::uint64_t>() + k, finished_chunks.device_view_as<std::uint64_t>() + k * flag_stride,
                                  c + 1, slot_teams[k]};
