@@ -81,8 +81,8 @@ FERRY_HD inline void fence_acquire_device() {
 #endif
 }
 
-// The same between kernels of one device (the persistent pipeline's rings):
-// device scope, so no fence waits for the host.
+// The same between teams of one device: device scope, so no fence waits
+// for the host.
 FERRY_HD inline std::uint64_t load_acquire_device(const std::uint64_t* p) {
 #if defined(__CUDACC__)
   return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*const_cast<std::uint64_t*>(p))
@@ -95,6 +95,25 @@ FERRY_HD inline std::uint64_t load_acquire_device(const std::uint64_t* p) {
 FERRY_HD inline void store_release_device(std::uint64_t* p, std::uint64_t value) {
 #if defined(__CUDACC__)
   cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*p).store(value, cuda::memory_order_release);
+#else
+  __atomic_store_n(p, value, __ATOMIC_RELEASE);
+#endif
+}
+
+// The same between the threads of one team (a word in its on-chip memory):
+// block scope, which never waits for any write to leave the multiprocessor.
+FERRY_HD inline std::uint64_t load_acquire_team(const std::uint64_t* p) {
+#if defined(__CUDACC__)
+  return cuda::atomic_ref<std::uint64_t, cuda::thread_scope_block>(*const_cast<std::uint64_t*>(p))
+      .load(cuda::memory_order_acquire);
+#else
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#endif
+}
+
+FERRY_HD inline void store_release_team(std::uint64_t* p, std::uint64_t value) {
+#if defined(__CUDACC__)
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_block>(*p).store(value, cuda::memory_order_release);
 #else
   __atomic_store_n(p, value, __ATOMIC_RELEASE);
 #endif
@@ -140,7 +159,7 @@ FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value)
 }
 
 // A 16-byte line of two words that another device or team writes and this
-// one polls (the LL protocols of p2p-sm and of stream's persistent rings):
+// one polls (p2p-sm's LL protocol):
 // one vector access on the GPU, where volatile is relaxed at system scope;
 // each 8-byte word is single-copy atomic either way, so each carries its own tag.
 FERRY_HD inline void store_pair_volatile(std::uint64_t* p, std::uint64_t first, std::uint64_t second) {

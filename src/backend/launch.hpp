@@ -96,6 +96,13 @@ struct HostTeam {
   FERRY_HD int size() const { return 1; }
   FERRY_HD void sync() const {}
   FERRY_HD bool sync_or(bool predicate) const { return predicate; }  // waits for the team, then: was it true for any member?
+  // The same for part of the team: the `threads` threads (whole warps) that
+  // name barrier `barrier` (1..15; sync() is 0).
+  FERRY_HD bool sync_or_among(int barrier, int threads, bool predicate) const {
+    (void)barrier;
+    (void)threads;
+    return predicate;
+  }
   // The team's on-chip memory: the shared_bytes the launch asked for.
   FERRY_HD std::byte* shared() const { return shared_memory; }
   // Waits for every team of the launch, and makes their writes visible: only in an all_at_once launch.

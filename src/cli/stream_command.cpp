@@ -76,7 +76,7 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   command.add_option("--iterations", o.iterations,
                      tuning ? "timed passes over the stream per configuration (default 1)"
                             : "timed passes over the stream per configuration (default 3)");
-  command.add_option("--teams", o.teams, "thread blocks per role of the persistent pipeline (default: from the chunk)");
+  command.add_option("--teams", o.teams, "thread blocks of the persistent pipeline, each with every role, for a slice of every chunk (default: from the chunk)");
   command.add_option("--timeout", o.timeout,
                      "how long a wait may last before the run is called stuck (default 10s): a persistent, fused or "
                      "pool team gives up after it and the host after twice it, naming who gave up");

@@ -172,29 +172,6 @@ TEST(Stream, APoolWorkerSkipsExactlyTheChunksThatHoldNoneOfItsLanes) {
   }
 }
 
-// The persistent pipeline's rings: a team's share of a short last chunk is
-// empty or lies within its share of a full chunk (its `taken` count guards
-// only those ring words), and the shares still cover the chunk once.
-TEST(Stream, APersistentTeamsShareOfAShortChunkStaysOnItsOwnRingWords) {
-  for (const auto& [chunk_quads, teams] : {std::pair<std::uint64_t, int>{24576, 6}, {24576, 5}, {1000, 8}, {7, 3}}) {
-    PersistentPipeline pipeline{};
-    pipeline.chunk_quads = chunk_quads;
-    pipeline.teams_per_role = teams;
-    for (const std::uint64_t quads : {chunk_quads, chunk_quads * 2 / 3, chunk_quads / 2 + 1, std::uint64_t{5}, std::uint64_t{1}}) {
-      std::vector<int> covered(quads, 0);
-      for (int b = 0; b < teams; ++b) {
-        const Slice own = pipeline.slice_of(chunk_quads, b), part = pipeline.slice_of(quads, b);
-        EXPECT_TRUE(part.lo <= part.hi && (part.lo == part.hi || (part.lo >= own.lo && part.hi <= own.hi)))
-            << teams << " teams, chunks of " << chunk_quads << " quads, a chunk of " << quads << ": team " << b
-            << " takes [" << part.lo << ", " << part.hi << ") outside its own [" << own.lo << ", " << own.hi << ")";
-        for (std::uint64_t q = part.lo; q < part.hi && q < quads; ++q) ++covered[q];
-      }
-      EXPECT_EQ(std::count(covered.begin(), covered.end(), 1), static_cast<std::ptrdiff_t>(quads))
-          << "every quad of a chunk of " << quads << " by exactly one team";
-    }
-  }
-}
-
 // A thread's share of a slice, moved in waves of 1, 2 or 8 quads: every quad
 // of its stride below the end is computed once, whatever is left for the last
 // wave, and nothing else is written.

@@ -109,6 +109,22 @@ struct DeviceTeam {
     return predicate;
 #endif
   }
+  // A named barrier of `threads` threads (whole warps), as bar.red.or.
+  __host__ __device__ bool sync_or_among(int barrier, int threads, bool predicate) const {
+#if defined(__CUDA_ARCH__)
+    unsigned any;
+    asm volatile(
+        "{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.or.pred q, %2, %3, p; selp.u32 %0, 1, 0, q; }"
+        : "=r"(any)
+        : "r"(static_cast<unsigned>(predicate)), "r"(barrier), "r"(threads)
+        : "memory");
+    return any != 0;
+#else
+    (void)barrier;
+    (void)threads;
+    return predicate;
+#endif
+  }
   __host__ __device__ std::byte* shared() const {
 #if defined(__CUDA_ARCH__)
     extern __shared__ __align__(16) unsigned char team_shared_memory[];

@@ -43,14 +43,14 @@ struct StreamConfig {
   double flops_per_byte = 1;               // per stage; rounded to whole multiply-adds per word
   int iterations = 3;                      // timed passes over the whole stream, after a warm-up
   std::uint64_t warmup_chunks = 64;        // chunks streamed untimed before each point
-  int persistent_teams = 0;                // teams per persistent role; 0: from the chunk size and the device
+  int persistent_teams = 0;                // persistent teams, each a slice of every chunk; 0: from the chunk size and the device
   bool chunk_sweep_given = false;          // the user chose the chunks: a chunk larger than the stream is an error
   // How long a wait may last before the run is stuck: a kernel's team gives up
   // after it, and the host, where a team could give up first, after twice it.
   double timeout_s = 10;
-  // Test hook (FERRY_FAULT_UNSEEN_FLAG=ROLE@CHUNK, docs/reliability.md): team 0
-  // of a persistent role (0 the producer, 1.. the stages, stages + 1 the
-  // consumer) never sees chunk `chunk` arrive.
+  // Test hook (FERRY_FAULT_UNSEEN_FLAG=ROLE@CHUNK, docs/reliability.md): a
+  // persistent role (0 the producer, 1.. the stages, stages + 1 the consumer)
+  // of team 0 never sees chunk `chunk` arrive.
   struct UnseenFlag {
     int role = -1;
     std::uint64_t chunk = 0;

@@ -28,11 +28,16 @@ constexpr std::uint64_t zero_copy_quads_per_team = 1024;
 // chunk, 256 KiB x 8 from 68-70 to 60 us; a cap of 32 gained less, and
 // 256 KiB and below at depths 1-4 did not move.
 constexpr std::uint64_t zero_copy_teams_in_flight = 16;
-// A persistent team's share, and the most teams per role. Measured on H100,
-// depth 4: a 1 MiB chunk moved at 35.5 GB/s with 8 teams per role, 22.5 with
-// 16, 7.3 with 24; every team is one more poller (docs/stream.md).
-constexpr std::uint64_t persistent_quads_per_team = 4096;
-constexpr int persistent_most_teams = 8;
+// A persistent team's share: 8 KiB, one batch of its ring, so a 256 KiB
+// chunk is read by 32 multiprocessors at once. On an H100
+// (docs/results/stream-experiments, eleventh session), against 16 KiB:
+// 256 KiB chunks took 39.5-40.1 us at depth 4 against 45.8-47.4, 64 KiB
+// 22.6-22.9 against 33.9-35.0; depths 1 and 2 did not move. And the most
+// teams: 32, each with a batch of reads in flight (256 KiB in all). With
+// batches of 16 KiB, 16 teams moved 1 MiB chunks as 32 did, and 8 took
+// 44.6 us at depth 1 against 38.6-39.8.
+constexpr std::uint64_t persistent_quads_per_team = 512;
+constexpr int persistent_most_teams = 32;
 
 Buffer host_buffer(Backend& backend, std::uint64_t bytes) {
   return backend.allocate_host(backend.capabilities().mapped_memory ? MemoryKind::mapped : MemoryKind::pinned, bytes);
@@ -51,12 +56,11 @@ std::uint64_t StreamBench::chunks_of(const Point& point) const {
   return (config_.total_bytes + point.chunk_bytes - 1) / point.chunk_bytes;
 }
 
-int StreamBench::persistent_teams(std::uint64_t chunk_bytes) const {
+int StreamBench::persistent_teams(std::uint64_t chunk_bytes, int resident) const {
   if (config_.persistent_teams > 0) return config_.persistent_teams;
   const auto wanted = static_cast<int>(std::min<std::uint64_t>(
       1 << 20, (chunk_bytes / quad_bytes + persistent_quads_per_team - 1) / persistent_quads_per_team));
-  const int most = std::min(persistent_most_teams, std::max(1, 2 * multiprocessors_ / (config_.stages + 2)));
-  return std::clamp(wanted, 1, most);
+  return std::clamp(wanted, 1, std::max(1, std::min(persistent_most_teams, resident)));
 }
 
 void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed) {

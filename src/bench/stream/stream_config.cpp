@@ -117,7 +117,6 @@ void validate(Backend& backend, const StreamConfig& config) {
                                      : d == Design::chunked    ? depth * chunk
                                      : d == Design::pipeline   ? 2 * depth * chunk
                                      : d == Design::graph      ? depth * chunk
-                                     : d == Design::persistent ? persistent_ring_bytes(config.stages, chunk)
                                                                : 0;
     needed = std::max(needed, per_design);
   }

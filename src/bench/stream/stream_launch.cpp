@@ -1,6 +1,7 @@
 #include "backend/launch.hpp"
 #include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
+#include "bench/stream/stream_persistent_kernel.hpp"
 
 namespace ferry::stream {
 
@@ -13,7 +14,12 @@ void launch_zero_copy_chunk(Stream& stream, const ZeroCopyChunk& kernel, int tea
 }
 
 void launch_persistent(Stream& stream, const PersistentPipeline& kernel) {
-  parallel_teams(stream, (kernel.stages + 2) * kernel.teams_per_role, kernel, Residency::all_at_once);
+  parallel_teams(stream, kernel.teams, kernel, Residency::all_at_once,
+                 PersistentPipeline::shared_bytes(kernel.ring_slots, kernel.batch_quads));
+}
+
+int persistent_resident_teams(Stream& stream, std::uint64_t shared_bytes) {
+  return resident_teams(stream, PersistentPipeline{}, shared_bytes);
 }
 
 void launch_fused(Stream& stream, const FusedStream& kernel) {

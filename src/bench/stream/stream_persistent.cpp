@@ -1,10 +1,10 @@
 // The persistent design's host side: launch the pipeline once, ring the
-// doorbell per chunk, poll the consumer's done counters, shut it down.
+// doorbell per chunk, poll every team's done count, shut it down.
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "bench/stream/stream_kernels.hpp"
+#include "bench/stream/stream_persistent_kernel.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
@@ -12,58 +12,57 @@
 namespace ferry::stream {
 namespace {
 
-constexpr int ring_slots = 2;  // double buffering between roles
+// A team's ring: eight batches of 8 KiB. A producer of 128 threads reads a
+// batch in one wave and may run eight ahead of the consumer. On an H100
+// (docs/results/stream-experiments, eleventh session), against four
+// batches of 16 KiB: 256 KiB chunks took 17.0 us at depth 1 against 19.2,
+// 22.7 at depth 2 against 25.0-25.9, 1 MiB 36.1 and 62.5 against 39.1-39.8
+// and 71.7-72.2. Batches of 4 KiB made a 64 KiB chunk's producer pay a
+// round trip per batch (17.0 us, against 12.6-12.9).
+constexpr int ring_slots = 8;
+constexpr std::uint64_t batch_quads = 512;
 
 // The mapped words the host and the pipeline share, each on its own line.
 struct Flags {
   std::uint64_t* doorbell;
-  std::uint64_t* done;     // one per consumer team, flag_stride apart
-  std::uint64_t* failure;  // one per team, flag_stride apart
+  std::uint64_t* done;     // one per team, flag_stride apart
+  std::uint64_t* failure;  // one per role and team, flag_stride apart
 };
 
 std::string role_name(int role, int stages) {
   return role == 0 ? "the producer" : role == stages + 1 ? "the consumer" : fmt::format("stage {}", role);
 }
 
-// Who gave up waiting, if a team did. A role waits on the role before it, so
-// once one team stops, the teams after it give up too, on the same chunk or a
-// later one: the team that gave up on the earliest chunk, the most upstream
+// Who gave up waiting, if a role did. A role waits on the role before it, so
+// once one stops, the roles after it give up too, on the same chunk or a
+// later one: the role that gave up on the earliest chunk, the most upstream
 // of those, is where the pipeline broke.
-std::string first_to_give_up(const std::uint64_t* failure, int teams_per_role, int stages) {
+std::string first_to_give_up(const std::uint64_t* failure, int teams, int stages) {
   std::uint64_t earliest = no_failure;
   int first = -1;
-  for (int team = 0; team < teams_per_role * (stages + 2); ++team) {
-    const std::uint64_t chunk = load_acquire_system(failure + team * flag_stride);
-    if (chunk != no_failure && (first < 0 || chunk < earliest)) earliest = chunk, first = team;
+  for (int word = 0; word < teams * (stages + 2); ++word) {
+    const std::uint64_t chunk = load_acquire_system(failure + word * flag_stride);
+    if (chunk != no_failure && (first < 0 || chunk < earliest)) earliest = chunk, first = word;
   }
   if (first < 0) return "";
-  return fmt::format("{} (team {}) gave up waiting for chunk {}", role_name(first / teams_per_role, stages),
-                     first % teams_per_role, earliest - 1);
+  return fmt::format("{} (team {}) gave up waiting for chunk {}", role_name(first / teams, stages), first % teams,
+                     earliest - 1);
 }
 
 std::string with_cause(const std::string& gave_up) { return gave_up.empty() ? "" : ": " + gave_up; }
 
-}  // namespace
+std::uint64_t persistent_shared_bytes() { return PersistentPipeline::shared_bytes(ring_slots, batch_quads); }
 
-std::uint64_t persistent_ring_bytes(int stages, std::uint64_t chunk_bytes) {
-  // Each 4-byte value travels in an 8-byte ring word with its chunk number.
-  return (stages + 1ull) * ring_slots * chunk_bytes * 2;
-}
+}  // namespace
 
 Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   const int stages = config_.stages;
-  const int teams = persistent_teams(point.chunk_bytes);
-  const auto rings_count = static_cast<std::uint64_t>(stages + 1);
-  const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
-
   auto stream = backend_.make_stream(config_.device);
-  Buffer rings = backend_.allocate_device(config_.device, persistent_ring_bytes(stages, point.chunk_bytes));
-  stream->fill(rings.data(), 0, rings.bytes());  // chunk number 0 in a ring word: no chunk yet
-  Buffer counters = backend_.allocate_device(config_.device, 2 * rings_count * teams * sizeof(std::uint64_t));
-  stream->fill(counters.data(), 0, counters.bytes());
+  const int teams = persistent_teams(point.chunk_bytes, persistent_resident_teams(*stream, persistent_shared_bytes()));
+  Buffer relay = backend_.allocate_device(config_.device, sizeof(std::uint64_t));
+  stream->fill(relay.data(), 0, relay.bytes());
   stream->synchronize();
-  const int all_teams = teams * (stages + 2);
-  const std::uint64_t shared_words = (1 + teams + all_teams) * flag_stride;
+  const std::uint64_t shared_words = (1 + teams + teams * (stages + 2)) * flag_stride;
   Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
   std::fill_n(shared.as<std::uint64_t>(), shared_words, no_failure);
   const Flags flags{shared.as<std::uint64_t>(), shared.as<std::uint64_t>() + flag_stride,
@@ -72,17 +71,16 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
 
   const PersistentPipeline kernel{
       .stages = stages,
-      .teams_per_role = teams,
+      .teams = teams,
       .rounds = config_.rounds_per_stage(),
       .ring_slots = ring_slots,
-      .chunk_quads = chunk_quads,
+      .batch_quads = batch_quads,
+      .chunk_quads = point.chunk_bytes / quad_bytes,
       .total_quads = config_.total_bytes / quad_bytes,
       .input = input_.device_view_as<const Quad>(),
       .output = output_.device_view_as<Quad>(),
-      .rings = rings.as<std::uint64_t>(),
-      .ready = counters.as<std::uint64_t>(),
-      .taken = counters.as<std::uint64_t>() + rings_count * teams,
       .doorbell = shared_view,
+      .relay = relay.as<std::uint64_t>(),
       .done = shared_view + flag_stride,
       .failure = shared_view + (1 + teams) * flag_stride,
       .timeout_ns = config_.timeout_ns(),
@@ -146,7 +144,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   shutdown.now();
   for (int b = 0; b < teams; ++b)
     if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
-      throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach consumer team {}{}", b,
+      throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach the consumer of team {}{}", b,
                                        with_cause(first_to_give_up(flags.failure, teams, stages))));
   return pass;
 }

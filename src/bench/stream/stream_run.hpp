@@ -65,7 +65,6 @@ void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
 std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds);
 
 // Device memory the persistent pipeline's rings take for one chunk size.
-std::uint64_t persistent_ring_bytes(int stages, std::uint64_t chunk_bytes);
 
 // One configuration the run measures.
 struct Point {
@@ -102,7 +101,7 @@ class StreamBench {
   PointMeasurement measure(const Point& point);
 
   std::uint64_t chunks_of(const Point& point) const;
-  int persistent_teams(std::uint64_t chunk_bytes) const;
+  int persistent_teams(std::uint64_t chunk_bytes, int resident) const;
   int fused_teams_per_group(std::uint64_t chunk_bytes, int groups, int resident) const;
 
  private:
