@@ -21,6 +21,7 @@ namespace {
 // round trip per batch (17.0 us, against 12.6-12.9).
 constexpr int ring_slots = 8;
 constexpr std::uint64_t batch_quads = 512;
+static_assert(ring_slots <= PersistentPipeline::most_ring_slots, "the ring's head holds a step count per slot");
 
 // The mapped words the host and the pipeline share, each on its own line.
 struct Flags {
