@@ -158,10 +158,10 @@ FERRY_HD inline void store_relaxed_system(std::uint64_t* p, std::uint64_t value)
 #endif
 }
 
-// A 16-byte line of two words that another device or team writes and this
-// one polls (p2p-sm's LL protocol):
-// one vector access on the GPU, where volatile is relaxed at system scope;
-// each 8-byte word is single-copy atomic either way, so each carries its own tag.
+// A 16-byte line of two words that another device writes and this one polls
+// (the p2p-sm LL protocol): one vector access on the GPU, where volatile is
+// relaxed at system scope; each 8-byte word is single-copy atomic either way,
+// so each carries its own tag.
 FERRY_HD inline void store_pair_volatile(std::uint64_t* p, std::uint64_t first, std::uint64_t second) {
 #if defined(__CUDA_ARCH__)
   asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(first), "l"(second) : "memory");

@@ -62,16 +62,22 @@ void parallel_for(Stream& stream, std::int64_t count, const Kernel& kernel, Stre
 class TeamBarrier {
  public:
   explicit TeamBarrier(int teams) : teams_(teams) {}
-  void arrive_and_wait() {
+  void arrive_and_wait() { arrive_and_wait_or(false); }
+  // The same, then: was the predicate true for any of the arrivals?
+  bool arrive_and_wait_or(bool predicate) {
     std::unique_lock lock(mutex_);
     const std::uint64_t generation = generation_;
+    any_ = any_ || predicate;
     if (++arrived_ == teams_) {
+      result_ = any_;
+      any_ = false;
       arrived_ = 0;
       ++generation_;
       all_arrived_.notify_all();
-      return;
+      return result_;
     }
     all_arrived_.wait(lock, [&] { return generation_ != generation; });
+    return result_;  // the next round cannot end before this caller arrives again
   }
 
  private:
@@ -79,6 +85,7 @@ class TeamBarrier {
   std::condition_variable all_arrived_;
   const int teams_;
   int arrived_ = 0;
+  bool any_ = false, result_ = false;
   std::uint64_t generation_ = 0;
 };
 

@@ -4,12 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "backend/launch.hpp"
 
 namespace ferry::stream {
 namespace {
@@ -59,31 +60,17 @@ TEST(StreamPersistent, EveryRoleOfATeamIsPlayedByExactlyOnePlayerOfWholeWarps) {
 class ThreadedTeams {
  public:
   bool wait(int barrier, int threads, bool predicate) {
-    std::unique_lock lock(mutex_);
-    Barrier& b = barriers_[barrier];
-    const std::uint64_t generation = b.generation;
-    b.any = b.any || predicate;
-    if (++b.arrived == threads) {
-      b.result = b.any;
-      b.any = false;
-      b.arrived = 0;
-      ++b.generation;
-      released_.notify_all();
-      return b.result;
+    TeamBarrier* named;
+    {
+      const std::lock_guard lock(mutex_);
+      named = &barriers_.try_emplace(barrier, threads).first->second;
     }
-    released_.wait(lock, [&] { return b.generation != generation; });
-    return b.result;  // the next round cannot end before this thread arrives again
+    return named->arrive_and_wait_or(predicate);
   }
 
  private:
-  struct Barrier {
-    int arrived = 0;
-    bool any = false, result = false;
-    std::uint64_t generation = 0;
-  };
   std::mutex mutex_;
-  std::condition_variable released_;
-  std::map<int, Barrier> barriers_;
+  std::map<int, TeamBarrier> barriers_;  // by barrier; a map's entries stay where they are
 };
 
 struct ThreadedTeam {
