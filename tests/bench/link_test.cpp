@@ -85,7 +85,7 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
                    d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
                    d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s,
-                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s})
+                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
   EXPECT_EQ(d.dependent_programmatic_graph_per_kernel_s, 0);

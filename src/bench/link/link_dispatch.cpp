@@ -99,6 +99,54 @@ void measure_dependent_replays(LinkRun& run, int device, Stream& stream) {
   run.add(std::move(programmatic));
 }
 
+// One chunk of stream's graph design with a word for its bytes: a launch of a
+// graph that copies the word in, adds one to it, copies it out and raises a
+// count in mapped memory; the host clock runs from the launch to the count
+// seen. What such a chunk pays whatever its size: the launch, the copy
+// engines' and the nodes' fixed costs, and the flag.
+void measure_graph_chunk_round_trip(LinkRun& run, int device, Stream& stream) {
+  if (!run.backend.capabilities().mapped_memory) {
+    run.skip("graph launch -> flag seen: the backend cannot map host memory into a device");
+    return;
+  }
+  run.progress.step(fmt::format("device {}: graph launch -> flag seen", device));
+  Buffer source = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  Buffer destination = run.backend.allocate_host(MemoryKind::pinned, sizeof(std::uint64_t));
+  Buffer word = run.backend.allocate_device(device, sizeof(std::uint64_t));
+  Buffer count = run.backend.allocate_device(device, sizeof(std::uint64_t));
+  Buffer flag = run.backend.allocate_host(MemoryKind::mapped, sizeof(std::uint64_t));
+  stream.fill(count.data(), 0, count.bytes());
+  stream.synchronize();
+  *flag.as<std::uint64_t>() = 0;
+  stream.begin_capture();
+  stream.copy(word.data(), source.data(), word.bytes());
+  launch_hand_on(stream, {word.as<std::uint64_t>()}, 1, false);
+  stream.copy(destination.data(), word.data(), word.bytes());
+  launch_count_to_host(stream, {count.as<std::uint64_t>(), flag.device_view_as<std::uint64_t>()});
+  const auto graph = stream.end_capture();
+
+  std::uint64_t launches = 0;
+  const std::uint64_t first_word = seed_for(43, device, sizeof(std::uint64_t));
+  CustomTrial trial{.prepare = [&] {
+                      *source.as<std::uint64_t>() = first_word + launches;
+                      poison_on_host(destination.data(), destination.bytes());
+                    },
+                    .time_one = [&] {
+                      const auto t0 = HostClock::now();
+                      stream.replay(*graph);
+                      await_value(flag.as<std::uint64_t>(), ++launches, "graph launch -> flag seen");
+                      const double seconds = seconds_between(t0, HostClock::now());
+                      stream.synchronize();
+                      return seconds;
+                    },
+                    .check = [&] { return *destination.as<const std::uint64_t>() == first_word + launches; }};
+  Row row = dispatch_row("graph launch -> flag seen: copy in, kernel, copy out, flag", device, 2,
+                         time_custom(run.config.latency_repeat, trial));
+  row.note = "8-byte copies; the word came back one higher every launch";
+  run.profile_of(device).graph_chunk_round_trip_s = row.stats().median;
+  run.add(std::move(row));
+}
+
 // `teams` teams crossing barriers in a row, each team checking that its
 // neighbour arrived, timed on the device: a row per barrier.
 template <bool Cluster>
@@ -186,6 +234,7 @@ void measure_dispatch(LinkRun& run, int device) {
     run.add(std::move(per_node));
     measure_programmatic_replay(run, device, *stream);
     measure_dependent_replays(run, device, *stream);
+    measure_graph_chunk_round_trip(run, device, *stream);
   } else {
     run.skip("graph replay: the backend has no graphs");
   }

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "backend/hd.hpp"
+#include "bench/common/count_to_host.hpp"
 
 namespace ferry {
 class Stream;
@@ -182,6 +183,7 @@ void launch_hand_on(Stream& stream, const HandOnKernel& kernel, std::int64_t wor
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
+void launch_count_to_host(Stream& stream, const CountToHost& kernel);
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);
 int loaded_resident_teams(Stream& stream);

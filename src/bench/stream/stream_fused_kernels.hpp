@@ -5,6 +5,7 @@
 // `graph` (one graph launch per chunk, its completion raised in host memory).
 #include <cstdint>
 
+#include "bench/common/count_to_host.hpp"
 #include "bench/stream/stream_kernels.hpp"
 
 namespace ferry::stream {
@@ -259,18 +260,9 @@ struct PoolStream {
   }
 };
 
-// The graph design's last node: after the chunk's copy back, one thread
-// counts the slot's chunks and raises the count in host memory, which the
-// host polls instead of syncing the stream.
-struct RaiseSlotFlag {
-  std::uint64_t* count;  // device memory
-  std::uint64_t* flag;   // mapped
-  FERRY_HD void operator()(std::int64_t) const {
-    const std::uint64_t next = *count + 1;
-    *count = next;
-    store_release_system(flag, next);
-  }
-};
+// The graph design's last node: after the chunk's copy back, the slot's count
+// of chunks raised in host memory.
+using RaiseSlotFlag = CountToHost;
 
 // Enqueue the kernels above (stream_launch.cpp).
 void launch_fused(Stream& stream, const FusedStream& kernel);
