@@ -94,6 +94,21 @@ TEST(StreamModel, TheGraphDesignPaysOneHostCallPerChunk) {
   EXPECT_EQ(graph.ceiling_basis, "host: a graph launch per chunk");
 }
 
+TEST(StreamModel, AGraphChunksFixedCostIsLinksGraphRoundTripWhenTheProfileHasIt) {
+  const double chunk = 256 << 10;
+  Ceilings c = ceilings();
+  c.link.graph_per_kernel_s = 1e-6;
+  const Prediction older = predict({Design::graph, 256 << 10, 1}, config(), c);
+  EXPECT_DOUBLE_EQ(older.path_s, 4e-6 + 2 * 1e-6 + 2e-6 + 2e-6 + chunk / 50e9 + chunk / 50e9 + chunk / 1000e9)
+      << "without link's graph round trip: a launch, two nodes replayed and the copies' latencies";
+  c.link.graph_chunk_round_trip_s = 20e-6;
+  const Prediction measured = predict({Design::graph, 256 << 10, 1}, config(), c);
+  EXPECT_DOUBLE_EQ(measured.path_s, 20e-6 + chunk / 50e9 + chunk / 50e9 + chunk / 1000e9)
+      << "the round trip already holds the copies' fixed costs";
+  EXPECT_EQ(measured.latency_basis, "graph launch -> flag seen (link), chunk copied in, computed, copied out");
+  EXPECT_DOUBLE_EQ(measured.ceiling_Bps, older.ceiling_Bps) << "the host's launch per chunk still bounds the throughput";
+}
+
 TEST(StreamModel, FusedAndPoolPayAFlagRoundTripAndOneMappedReadAndStreamAtTheZeroCopyRate) {
   Ceilings c = ceilings();
   c.link.mapped_read_latency_s = 1e-6;

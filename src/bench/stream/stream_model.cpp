@@ -71,11 +71,18 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
       host_calls = stages + 2;
       break;
     case Design::graph:
-      // One graph launch; its kernels start from the device (graph replay per kernel).
+      host_calls = 1;
+      if (p.graph_chunk_round_trip_s > 0) {
+        // link timed this graph on a word: its launch, its nodes' and copies' fixed costs and the flag.
+        fixed_s = p.graph_chunk_round_trip_s;
+        moving_s = chunk / p.h2d_Bps + chunk / p.d2h_Bps + chunk / compute_Bps;
+        path = "graph launch -> flag seen (link), chunk copied in, computed, copied out";
+        break;
+      }
+      // An older profile: one launch, and its kernels start from the device (graph replay per kernel).
       fixed_s = p.launch_per_kernel_s + 2 * p.graph_per_kernel_s;
       moving_s = copies_s + chunk / compute_Bps;
       path = "graph launch, copy in, kernel, copy out, flag";
-      host_calls = 1;
       break;
     case Design::zerocopy:
       // The chunk's first read crosses PCIe, then its words stream through read, compute and write at once.
