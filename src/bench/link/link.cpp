@@ -27,6 +27,7 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     c.peer_bytes = quick ? 64ull << 20 : 256ull << 20;
     c.kernels_per_sample = quick ? 200 : 1000;
     c.flag_round_trips = quick ? 2000 : 10000;
+    c.graph_round_trips = quick ? 200 : 1000;
     c.bandwidth_repeat = quick ? Repeat{1, 3, 5, 0} : Repeat{2, 5, 20, 0.1};
     c.latency_repeat = quick ? Repeat{10, 50, 50, 0} : Repeat{20, 200, 200, 0};
     c.dispatch_repeat = quick ? Repeat{1, 5, 5, 0} : Repeat{3, 20, 20, 0};
@@ -42,6 +43,7 @@ LinkConfig LinkConfig::defaults(const Capabilities& capabilities, bool quick) {
     c.peer_bytes = quick ? 1ull << 20 : 4ull << 20;
     c.kernels_per_sample = quick ? 100 : 1000;
     c.flag_round_trips = quick ? 1000 : 10000;
+    c.graph_round_trips = quick ? 50 : 200;
     c.bandwidth_repeat = quick ? Repeat{1, 3, 3, 0} : Repeat{1, 5, 10, 0.02};
     c.latency_repeat = quick ? Repeat{2, 20, 20, 0} : Repeat{5, 50, 50, 0};
     c.dispatch_repeat = quick ? Repeat{1, 3, 3, 0} : Repeat{2, 10, 10, 0};
@@ -72,6 +74,7 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
     // a thousandth of its sample's launch and sync, not a two-hundredth.
     const LinkConfig full = defaults(capabilities, false);
     c.flag_round_trips = full.flag_round_trips;
+    c.graph_round_trips = full.graph_round_trips;
     c.kernels_per_sample = full.kernels_per_sample;
     c.dispatch_repeat = full.dispatch_repeat;
     // Every chunk size a stream sweeps: the copy-engine designs' ceiling per chunk.
@@ -158,6 +161,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"peer_bytes", static_cast<std::int64_t>(config.peer_bytes)},
       {"kernels_per_sample", static_cast<std::int64_t>(config.kernels_per_sample)},
       {"flag_round_trips", static_cast<std::int64_t>(config.flag_round_trips)},
+      {"graph_round_trips", static_cast<std::int64_t>(config.graph_round_trips)},
   };
   result.sections = {
       {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},

@@ -29,6 +29,7 @@ struct LinkConfig {
   // of `ferry run dispatch`, whose passes such a chain prices.
   std::uint64_t dependent_kernel_bytes = 128 << 10;
   int flag_round_trips = 10000;
+  int graph_round_trips = 1000;                 // launches of the graph that stands for a stream chunk
   Repeat bandwidth_repeat;
   Repeat latency_repeat;
   Repeat dispatch_repeat;

@@ -40,8 +40,9 @@ struct Planner {
     if (capabilities.graphs)  // empty kernels and dependent ones, each also with programmatic edges where there are any
       add(fmt::format("device {}: graph replay", d), config.dispatch_repeat,
           {.waits = 1 + kernels / 8}, features.programmatic_launch ? 4 : 2);
-    if (capabilities.graphs && capabilities.mapped_memory)  // four nodes, two of them copies: about two syncs
-      add(fmt::format("device {}: graph launch -> flag seen", d), config.latency_repeat, {.waits = 2});
+    if (capabilities.graphs && capabilities.mapped_memory)  // four nodes, two of them copies: about two syncs a launch
+      add(fmt::format("device {}: graph launch -> flag seen x{}", d, config.graph_round_trips),
+          {config.graph_round_trips / 10, config.graph_round_trips, config.graph_round_trips, 0}, {.waits = 2});
     if (features.all_teams_at_once) add(fmt::format("device {}: grid barrier", d), config.latency_repeat, {.waits = 2});
     if (features.cluster_teams >= 2)
       add(fmt::format("device {}: cluster barrier", d), config.latency_repeat, {.waits = 2});
