@@ -76,6 +76,21 @@ TEST(Link, FlagRoundTripsAreEachASample) {
   EXPECT_EQ(flag->seconds.size(), 500u);
 }
 
+TEST(Link, TheGraphRoundTripIsASampleForEveryLaunchWhoseWordCameBack) {
+  emu::EmuBackend backend;
+  const LinkConfig config = quick_config(backend);
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  const auto graph = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
+    for (const auto& [key, value] : r.params)
+      if (key == "what" && std::get<std::string>(value).starts_with("graph launch -> flag seen")) return true;
+    return false;
+  });
+  ASSERT_NE(graph, out.result.rows.end());
+  EXPECT_EQ(graph->check, Check::passed);
+  EXPECT_EQ(graph->seconds.size(), static_cast<std::size_t>(config.graph_round_trips));
+  EXPECT_DOUBLE_EQ(out.profile.device(0).graph_chunk_round_trip_s, graph->stats().median);
+}
+
 TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   emu::EmuBackend backend;
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));

@@ -104,7 +104,7 @@ void measure_dependent_replays(LinkRun& run, int device, Stream& stream) {
 // count in mapped memory; the host clock runs from the launch to the count
 // seen. What such a chunk pays whatever its size: the launch, the copy
 // engines' and the nodes' fixed costs, and the flag. As in the design, the
-// next launch follows the flag at once: no stream sync lets the GPU idle.
+// next launch follows the flag at once, with no stream sync between.
 void measure_graph_chunk_round_trip(LinkRun& run, int device, Stream& stream) {
   if (!run.backend.capabilities().mapped_memory) {
     run.skip("graph launch -> flag seen: the backend cannot map host memory into a device");
