@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "bench/beff/beff_run.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -42,7 +43,7 @@ class SizeMeasurement {
       for (std::size_t k = 0; k < local.size(); ++k) {
         // A host-clocked transport times the rank's one participant.
         record.participants[k].seconds.push_back(seconds.at(std::min(k, seconds.size() - 1)));
-        record.participants[k].wrong_words += areas_.wrong_words(plan, k);
+        record.participants[k].wrong_words += wrong_reported("beff.message", areas_.wrong_words(plan, k));
       }
     }
     return record;

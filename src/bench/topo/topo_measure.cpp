@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "bench/topo/topo_run.hpp"
+#include "core/check.hpp"
 #include "core/units.hpp"
 
 namespace ferry::topo {
@@ -45,7 +46,7 @@ Rounds RoundRunner::run_rounds(const ExchangePlan& plan, double per_exchange) {
       areas_.corrupt_one_byte(plan, round);
     std::int64_t wrong = 0;
     for (std::size_t k = 0; k < areas_.group().local.size(); ++k)
-      wrong += static_cast<std::int64_t>(areas_.wrong_words(plan, k, round));
+      wrong += static_cast<std::int64_t>(wrong_reported("topo.message", areas_.wrong_words(plan, k, round)));
     // Across ranks: a round is wrong when any rank saw a wrong word; the count is the most any rank saw.
     wrong = world_.max(wrong);
     if (wrong > 0 && rounds.first_wrong_round < 0) rounds.first_wrong_round = r;
