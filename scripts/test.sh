@@ -2,7 +2,8 @@
 # Quick start, second command (and CI's): install what is missing, build, and
 # run every test on the emulator. Where nvcc is present the CUDA backend is
 # built too (compile only without a GPU). Then the emulator alone (a CPU-only
-# build) under ASan+UBSan with every test, its threaded tests under TSan, the
+# build) under ASan+UBSan with every test, then the mutation step on that build
+# (each named check forced to pass must fail some test), its threaded tests under TSan, the
 # libFuzzer targets (clang) and the Python package's tests (report, compare;
 # warnings are errors; the results-file fuzzer), opening reports in headless
 # Chromium. Each fuzzer runs FERRY_FUZZ_SECONDS (default 60).
@@ -42,6 +43,7 @@ else
 fi
 run_tests build
 scripts/sanitize.sh asan
+scripts/mutation.sh build-asan
 scripts/sanitize.sh tsan
 fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
 scripts/fuzz.sh "$fuzz_seconds"
