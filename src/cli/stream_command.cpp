@@ -13,6 +13,7 @@
 #include "bench/stream/stream.hpp"
 #include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
@@ -116,6 +117,7 @@ stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o,
   if (!o.teams.empty()) c.persistent_teams = parse_positive_int(o.teams, "--teams");
   if (!o.timeout.empty()) c.timeout_s = parse_timeout(o.timeout, "--timeout");
   if (const char* unseen = std::getenv(stream::unseen_flag_variable)) stream::parse_unseen_flag(unseen, c);
+  if (const char* corrupt = std::getenv(corrupt_output_variable)) stream::parse_corrupt_output(corrupt, c);
   return c;
 }
 

@@ -16,6 +16,8 @@
 #include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
+#include "cli/run_ferry.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace ferry::stream {
@@ -326,6 +328,103 @@ TEST(Stream, EveryStageChangesTheDataAndTheStagesComposeInOrder) {
   EXPECT_NE(input_word(12345, 7), input_word(12345, 8)) << "each pass streams fresh input";
 }
 
+// A row's design and chunk, or nothing for a row of no point (the compute ceiling).
+std::optional<std::pair<std::string, std::int64_t>> point_of(const Row& row) {
+  std::map<std::string, ParamValue> p(row.params.begin(), row.params.end());
+  if (!p.count("design")) return std::nullopt;
+  return std::pair{std::get<std::string>(p["design"]), std::get<std::int64_t>(p["chunk bytes"])};
+}
+
+TEST(Stream, ACorruptedWordFailsEveryDepthOfItsPointAndNoOtherRow) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::offload, Design::chunked, Design::pool};
+  parse_corrupt_output("pool@64K", config);
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  EXPECT_FALSE(result.passed());
+  int failed = 0;
+  for (const Row& row : result.rows) {
+    const bool corrupted = point_of(row) == std::pair{std::string("pool"), std::int64_t{64 << 10}};
+    EXPECT_EQ(row.check, corrupted ? Check::failed : Check::passed) << row.section << " " << ::testing::PrintToString(point_of(row));
+    if (!corrupted) continue;
+    failed += row.section == "latency" || row.section == "throughput";
+    EXPECT_EQ(row.note, "1 of 131072 words wrong") << "one word of the first of two passes over 256 KiB";
+  }
+  EXPECT_EQ(failed, 4) << "a latency and a throughput row at each of the two depths";
+}
+
+TEST(Stream, TheCorruptionHookNamesAPointTheRunMeasuresOrIsRefusedSayingWhatItAccepts) {
+  emu::EmuBackend backend;
+  auto refused = [](std::string_view text, const std::string& message) {
+    StreamConfig c = small_config();
+    try {
+      parse_corrupt_output(text, c);
+      ADD_FAILURE() << text << " accepted: expected '" << message << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  refused("pool", "FERRY_FAULT_CORRUPT_OUTPUT='pool': no '@'; expected DESIGN@CHUNK, DESIGN one of offload, chunked");
+  refused("fastest@64K", "FERRY_FAULT_CORRUPT_OUTPUT='fastest@64K': unknown design 'fastest'");
+  refused("pool@lots", "FERRY_FAULT_CORRUPT_OUTPUT='pool@lots': malformed size 'lots'");
+
+  StreamConfig c = small_config();
+  c.designs = {Design::offload, Design::chunked};
+  auto rejected = [&](std::string_view text, const std::string& message) {
+    parse_corrupt_output(text, c);
+    try {
+      validate(backend, c);
+      ADD_FAILURE() << text << " accepted: expected '" << message << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  const std::string accepts = "which this run does not measure: it accepts DESIGN@CHUNK of offload at 256 KiB; chunked at 4 KiB, 64 KiB";
+  rejected("chunked@16K", "FERRY_FAULT_CORRUPT_OUTPUT names chunked at 16 KiB, " + accepts);
+  rejected("pool@64K", "FERRY_FAULT_CORRUPT_OUTPUT names pool at 64 KiB, " + accepts);
+  rejected("offload@64K", "FERRY_FAULT_CORRUPT_OUTPUT names offload at 64 KiB, " + accepts);
+  for (const char* measured : {"offload@256K", "chunked@4K", "chunked@64KiB"}) {
+    parse_corrupt_output(measured, c);
+    EXPECT_NO_THROW(validate(backend, c)) << measured;
+  }
+}
+
+// The hook FERRY_FAULT_CORRUPT_OUTPUT for one test.
+class CorruptOutput {
+ public:
+  explicit CorruptOutput(const char* where) { ::setenv(corrupt_output_variable, where, 1); }
+  ~CorruptOutput() { ::unsetenv(corrupt_output_variable); }
+  CorruptOutput(const CorruptOutput&) = delete;
+  CorruptOutput& operator=(const CorruptOutput&) = delete;
+};
+
+std::vector<std::string> quick_chunked(const char* command, std::vector<std::string> more) {
+  std::vector<std::string> args = {command,    "stream", "--backend", "emu",    "--quick", "--quiet",      "--total",
+                                   "256K",     "--chunks", "16K,64K", "--depth", "1",      "--iterations", "1",
+                                   "--design", "chunked"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Stream, TheCommandExitsOneOnACorruptedChunk) {
+  const CorruptOutput corrupt("chunked@64K");
+  const Outcome o = ferry(quick_chunked("run", {}));
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.out.find("1 of 65536 words wrong"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("stream: FAILED"), std::string::npos) << o.out;
+}
+
+TEST(Stream, TheCommandRefusesACorruptionOfNothingItMeasures) {
+  for (const char* where : {"chunked@32K", "pool@64K", "chunked", "fast@64K"}) {
+    const CorruptOutput corrupt(where);
+    const Outcome o = ferry(quick_chunked("run", {}));
+    EXPECT_EQ(o.code, 2) << where << ": " << o.err;
+    EXPECT_NE(o.err.find("FERRY_FAULT_CORRUPT_OUTPUT"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("DESIGN@CHUNK"), std::string::npos) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "one message: " << o.err;
+  }
+}
+
 TEST(Stream, ConfigurationsItCannotRunAreRejectedWithTheReason) {
   emu::EmuBackend backend;
   auto rejects = [&](StreamConfig c, const std::string& message) {
@@ -400,6 +499,40 @@ TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
                                   Progress("tune", false));
   EXPECT_FALSE(missed.met);
   EXPECT_NE(missed.result.notes.back().find("no configuration met"), std::string::npos);
+}
+
+TEST(StreamTune, NeverChoosesAConfigurationWhoseOutputWasWrong) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::chunked};
+  config.depths = {1};
+  config.iterations = 1;
+  parse_corrupt_output("chunked@64K", config);
+  const TuneOutcome outcome = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
+                                   Progress("tune", false));
+  EXPECT_FALSE(outcome.result.passed());
+  EXPECT_TRUE(outcome.met) << "4 KiB chunks passed and met the target";
+  const auto choice = std::find_if(outcome.result.rows.begin(), outcome.result.rows.end(),
+                                   [](const Row& r) { return r.section == "choice"; });
+  ASSERT_NE(choice, outcome.result.rows.end());
+  EXPECT_EQ(point_of(*choice), std::pair(std::string("chunked"), std::int64_t{4 << 10}));
+  EXPECT_EQ(choice->check, Check::passed);
+
+  config.chunk_bytes = {64 << 10};  // nothing left that passed
+  for (const Target target : {Target{.latency_s = 10.0}, Target{.throughput_Bps = 1.0}}) {
+    const TuneOutcome none = tune(backend, backend.describe_machine(), config, profile(), target, Progress("tune", false));
+    EXPECT_FALSE(none.met);
+    EXPECT_FALSE(none.result.passed());
+    EXPECT_NE(none.result.notes.back().find(": none passed its check"), std::string::npos) << none.result.notes.back();
+  }
+}
+
+TEST(StreamTune, TheCommandExitsOneWhenAConfigurationFailedItsCheck) {
+  const CorruptOutput corrupt("chunked@64K");
+  const Outcome o = ferry(quick_chunked("tune", {"--latency", "10s"}));
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.out.find("stream: FAILED"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("run it: ferry run stream --design chunked --chunks 16384 --depth 1"), std::string::npos) << o.out;
 }
 
 }  // namespace

@@ -55,6 +55,14 @@ struct StreamConfig {
     int role = -1;
     std::uint64_t chunk = 0;
   } unseen_flag;
+  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT=DESIGN@CHUNK, docs/reliability.md):
+  // at every depth of that design at that chunk size (offload: the whole
+  // stream), the first timed pass has one word of its middle chunk's output
+  // changed after the pass and before its check, so those rows must fail.
+  struct CorruptOutput {
+    std::optional<Design> design;
+    std::uint64_t chunk_bytes = 0;
+  } corrupt_output;
   std::string profile_origin = "measured by link in this run";  // where the model's ceilings came from
 
   // What a run does without options: 1 GiB and 4 KiB..64 MiB on a GPU, less
@@ -72,6 +80,9 @@ void validate(Backend& backend, const StreamConfig& config);
 constexpr const char* unseen_flag_variable = "FERRY_FAULT_UNSEEN_FLAG";
 // "stage1@5", "producer@0", "consumer@3" into config.unseen_flag; UsageError naming the variable when malformed.
 void parse_unseen_flag(std::string_view text, StreamConfig& config);
+// "chunked@64K", "offload@4M" into config.corrupt_output; UsageError naming the
+// variable when malformed. validate() refuses a point the run does not measure.
+void parse_corrupt_output(std::string_view text, StreamConfig& config);
 
 // The figures of the machine profile the models read.
 struct Ceilings {

@@ -9,6 +9,7 @@
 #include "bench/common/verify.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
+#include "core/check.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/host_parallel.hpp"
@@ -86,8 +87,14 @@ void StreamBench::prepare(std::uint64_t seed) {
 }
 
 std::uint64_t StreamBench::wrong_words(std::uint64_t seed) const {
-  return wrong_outputs(output_.as<const std::uint32_t>(), config_.total_bytes / 4, seed, config_.stages,
-                       config_.rounds_per_stage());
+  return wrong_reported("stream.output", wrong_outputs(output_.as<const std::uint32_t>(), config_.total_bytes / 4, seed,
+                                                       config_.stages, config_.rounds_per_stage()));
+}
+
+void StreamBench::corrupt_one_word(const Point& point) {
+  const StreamConfig::CorruptOutput& hook = config_.corrupt_output;
+  if (hook.design != point.design || hook.chunk_bytes != point.chunk_bytes) return;
+  output_.as<std::uint32_t>()[chunks_of(point) / 2 * point.chunk_bytes / 4] ^= 1;
 }
 
 PointMeasurement StreamBench::measure(const Point& point) {
@@ -101,6 +108,7 @@ PointMeasurement StreamBench::measure(const Point& point) {
     const std::uint64_t seed = next_seed_++;
     prepare(seed);
     Pass pass = stream_once(point, chunks);
+    if (i == 0) corrupt_one_word(point);
     m.latency_s.insert(m.latency_s.end(), pass.latency_s.begin(), pass.latency_s.end());
     m.wall_s.push_back(pass.wall_s);
     m.wrong_words += wrong_words(seed);

@@ -8,6 +8,7 @@
 #include "bench/stream/stream.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -85,6 +86,51 @@ void parse_unseen_flag(std::string_view text, StreamConfig& config) {
   config.unseen_flag.chunk = chunk == "0" ? 0 : static_cast<std::uint64_t>(parse_positive_count(chunk, unseen_flag_variable));
 }
 
+void parse_corrupt_output(std::string_view text, StreamConfig& config) {
+  const auto at = text.find('@');
+  const auto malformed = [&](std::string_view why) {
+    return UsageError(fmt::format("{}='{}': {}; expected DESIGN@CHUNK, DESIGN one of {}, CHUNK a chunk size the run "
+                                  "measures for it (offload: the stream's size)",
+                                  corrupt_output_variable, text, why,
+                                  join(all_designs(), ", ", [](Design d) { return std::string(to_string(d)); })));
+  };
+  if (at == std::string_view::npos) throw malformed("no '@'");
+  const std::string_view design = text.substr(0, at);
+  const auto known = std::find_if(all_designs().begin(), all_designs().end(), [&](Design d) { return to_string(d) == design; });
+  if (known == all_designs().end()) throw malformed(fmt::format("unknown design '{}'", design));
+  config.corrupt_output.design = *known;
+  try {
+    config.corrupt_output.chunk_bytes = parse_bytes(text.substr(at + 1));
+  } catch (const UsageError& e) {
+    throw malformed(e.what());
+  }
+}
+
+namespace {
+
+// The hook must name a point the run measures, or no check would be shown failing.
+void validate_corrupt_output(const StreamConfig& config, const Capabilities& capabilities) {
+  const StreamConfig::CorruptOutput& hook = config.corrupt_output;
+  if (!hook.design) return;
+  std::vector<std::string> skipped;
+  const std::vector<Point> points = points_of(config, capabilities, skipped);
+  if (std::any_of(points.begin(), points.end(),
+                  [&](const Point& p) { return p.design == *hook.design && p.chunk_bytes == hook.chunk_bytes; }))
+    return;
+  std::vector<std::string> measured;  // per design, its chunk sizes
+  for (Design design : config.designs) {
+    std::vector<std::uint64_t> chunks;
+    for (const Point& p : points)
+      if (p.design == design && std::find(chunks.begin(), chunks.end(), p.chunk_bytes) == chunks.end()) chunks.push_back(p.chunk_bytes);
+    if (!chunks.empty()) measured.push_back(fmt::format("{} at {}", to_string(design), join(chunks, ", ", format_bytes)));
+  }
+  throw UsageError(fmt::format("{} names {} at {}, which this run does not measure: it accepts DESIGN@CHUNK of {}",
+                               corrupt_output_variable, to_string(*hook.design), format_bytes(hook.chunk_bytes),
+                               measured.empty() ? std::string("nothing") : join(measured, "; ", [](const std::string& s) { return s; })));
+}
+
+}  // namespace
+
 void validate(Backend& backend, const StreamConfig& config) {
   const DeviceStatus status = backend.device_status(config.device);  // throws for a device that does not exist
   if (config.designs.empty()) throw UsageError("no design selected");
@@ -123,6 +169,7 @@ void validate(Backend& backend, const StreamConfig& config) {
   if (needed > status.free_bytes)
     throw UsageError(fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
                                  format_bytes(needed), config.device, format_bytes(status.free_bytes)));
+  validate_corrupt_output(config, backend.capabilities());
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && 2 * config.total_bytes > host_bytes)
     throw UsageError(fmt::format("a {} stream needs {} of host memory (input and output); this host has {}",

@@ -32,8 +32,6 @@ std::string point_name(const Point& point) {
   return fmt::format("{} at {} chunks, depth {}", to_string(point.design), format_bytes(point.chunk_bytes), point.depth);
 }
 
-namespace {
-
 std::vector<Point> points_of(const StreamConfig& config, const Capabilities& capabilities,
                              std::vector<std::string>& skipped) {
   std::vector<Point> points;
@@ -57,6 +55,8 @@ std::vector<Point> points_of(const StreamConfig& config, const Capabilities& cap
   }
   return points;
 }
+
+namespace {
 
 MeasuredPoint measure_point(StreamBench& bench, const Point& point, const StreamConfig& config, const Ceilings& ceilings) {
   PointMeasurement m = bench.measure(point);

@@ -73,6 +73,11 @@ struct Point {
   int depth = 1;                  // chunks in flight; offload: 1
 };
 
+// The points the config's sweep measures, in order; what the backend cannot
+// run goes to `skipped`, with the reason.
+std::vector<Point> points_of(const StreamConfig& config, const Capabilities& capabilities,
+                             std::vector<std::string>& skipped);
+
 // One pass over (part of) the stream.
 struct Pass {
   std::vector<double> latency_s;  // per chunk: input ready on the host -> output visible to the host
@@ -112,6 +117,7 @@ class StreamBench {
   Pass fused(const Point& point, std::uint64_t chunks);
   Pass pool(const Point& point, std::uint64_t chunks);
   void prepare(std::uint64_t seed);                 // fresh input, poisoned output
+  void corrupt_one_word(const Point& point);        // the test hook, config.corrupt_output
   std::uint64_t wrong_words(std::uint64_t seed) const;
 
   Backend& backend_;

@@ -83,13 +83,16 @@ TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& c
                                        to_string(best->point.design), best->point.chunk_bytes, best->point.depth,
                                        config.total_bytes));
   } else {
+    // A point whose output was wrong is no configuration to offer, even as the nearest miss.
     const MeasuredPoint* closest = nullptr;
     for (const auto& p : measured)
-      if (!closest || (target.latency_s ? p.latency.value() < closest->latency.value()
-                                        : p.throughput.value() > closest->throughput.value()))
+      if (p.latency.check == Check::passed &&
+          (!closest || (target.latency_s ? p.latency.value() < closest->latency.value()
+                                         : p.throughput.value() > closest->throughput.value())))
         closest = &p;
-    result.notes.push_back(closest ? fmt::format("no configuration met {}; closest: {}", goal, describe(*closest))
-                                   : fmt::format("no configuration met {}: nothing could be measured", goal));
+    result.notes.push_back(closest            ? fmt::format("no configuration met {}; closest: {}", goal, describe(*closest))
+                           : measured.empty() ? fmt::format("no configuration met {}: nothing could be measured", goal)
+                                              : fmt::format("no configuration met {}: none passed its check", goal));
   }
   return out;
 }
