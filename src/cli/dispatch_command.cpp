@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "backend/select.hpp"
 #include "bench/dispatch/dispatch.hpp"
 #include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -36,6 +38,8 @@ dispatch::DispatchConfig make_config(const DispatchOptions& o) {
     if (tile.size() != 1) throw UsageError(fmt::format("--tile {}: one tile size, not a sweep", o.tile));
     c.tile = tile.front();
   }
+  // A row this run does not measure is refused by validate(), which knows what the device runs.
+  if (const char* row = std::getenv(corrupt_output_variable); row && *row) c.corrupt_row = dispatch::parse_row_name(row);
   return c;
 }
 

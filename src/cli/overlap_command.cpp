@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "backend/select.hpp"
@@ -9,6 +10,7 @@
 #include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -53,6 +55,7 @@ overlap::OverlapConfig make_config(const Backend& backend, const OverlapOptions&
   if (!o.streams.empty()) c.streams = parse_positive_int(o.streams, "--streams");
   if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
   c.want_trace = !o.trace_path.empty();
+  if (const char* row = std::getenv(corrupt_output_variable)) c.corrupt_row = row;  // refused by validate() unless a row
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include "bench/plan_texts.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "backend/select.hpp"
@@ -14,6 +15,8 @@
 #include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_bench.hpp"
 #include "bench/dispatch/sort_keys.hpp"
+#include "cli/run_ferry.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace ferry::dispatch {
@@ -462,6 +465,94 @@ TEST(Dispatch, BadConfigurationsAreRefused) {
   config.keys = {1024};
   config.rungs.clear();
   EXPECT_THROW(validate(*backend, config), UsageError);
+}
+
+std::string param(const Row& row, const std::string& key) {
+  for (const auto& [k, v] : row.params)
+    if (k == key) return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v));
+  return "";
+}
+
+// The name FERRY_FAULT_CORRUPT_OUTPUT gives a measured row, read off the table; empty for a summary.
+std::string hook_name(const Row& row) {
+  if (row.section == "copies") return param(row, "host") + "-copies";
+  if (row.section == "ladder") return param(row, "rung");
+  return "";
+}
+
+TEST(Dispatch, ACorruptedFirstSampleFailsItsRowAloneAndTheRun) {
+  auto backend = make_backend("emu");
+  DispatchConfig config;
+  config.keys = {64, 128};
+  config.tile = 16;
+  config.iterations = 2;
+  const std::vector<std::string> rows = row_names(config, backend->capabilities(), backend->device_features(0));
+  EXPECT_EQ(rows.size(), 2u + 9u) << "both copies, and every rung but +pdl, +fused and +zerocopy";
+  for (const std::string& corrupted : rows) {
+    config.corrupt_row = corrupted;
+    const WorkloadResult r = run(*backend, config, profile(), Progress("dispatch", false));
+    EXPECT_FALSE(r.passed()) << corrupted;
+    std::size_t failed = 0;
+    for (const Row& row : r.rows) {
+      if (row.section == "summary") continue;  // a copy of the best rung's row, its check included
+      // One sample of the run: the row's first, at the first key count.
+      const bool hit = hook_name(row) == corrupted && param(row, "keys") == "64";
+      EXPECT_EQ(row.check, hit ? Check::failed : Check::passed) << corrupted << " corrupted; row " << hook_name(row)
+                                                                << " at " << param(row, "keys") << " keys";
+      failed += row.check == Check::failed ? 1 : 0;
+    }
+    EXPECT_EQ(failed, 1u) << corrupted;
+  }
+}
+
+TEST(Dispatch, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
+  EXPECT_EQ(parse_row_name("graph"), "+graph") << "as --rungs spells it";
+  EXPECT_EQ(parse_row_name("baseline"), "baseline");
+  EXPECT_EQ(parse_row_name("pinned-copies"), "pinned-copies");
+  for (const char* nothing : {"copies", "mapped-copies", "+graphs", ""}) {
+    try {
+      parse_row_name(nothing);
+      ADD_FAILURE() << "'" << nothing << "' was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("pageable-copies or pinned-copies"), std::string::npos) << e.what();
+    }
+  }
+  auto backend = make_backend("emu");
+  DispatchConfig config;
+  config.keys = {64};
+  config.tile = 16;
+  config.rungs = {Rung::baseline, Rung::pinned, Rung::pdl};
+  // +pdl is skipped on the emulator, +graph not asked for, and no rung here copies through mapped memory.
+  for (const char* not_measured : {"+pdl", "+graph", "+resident"}) {
+    config.corrupt_row = not_measured;
+    try {
+      validate(*backend, config);
+      ADD_FAILURE() << not_measured << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + not_measured + "'"),
+                std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("pageable-copies, pinned-copies, baseline, +pinned"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Dispatch, TheCommandExitsOneOnACorruptedRowAndTwoOnARowItDoesNotMeasure) {
+  const std::vector<std::string> args = {"run",    "dispatch", "--backend", "emu",        "--quick",      "-q",
+                                         "--keys", "64",       "--tile",    "16",         "--iterations", "2",
+                                         "--rungs", "baseline,+graph"};
+  ::setenv(corrupt_output_variable, "graph", 1);
+  const Outcome corrupted = ferry(args);
+  ::setenv(corrupt_output_variable, "+onchip", 1);
+  const Outcome refused = ferry(args);
+  ::unsetenv(corrupt_output_variable);
+  EXPECT_EQ(corrupted.code, 1) << corrupted.err;
+  EXPECT_NE(corrupted.out.find("dispatch: FAILED"), std::string::npos) << corrupted.out;
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("FERRY_FAULT_CORRUPT_OUTPUT='+onchip'"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find("dispatch: "), std::string::npos) << "refused before anything ran";
 }
 
 }  // namespace

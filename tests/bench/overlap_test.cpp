@@ -4,12 +4,15 @@
 
 #include "bench/plan_texts.hpp"
 
+#include <cstdlib>
 #include <map>
 
 #include "backend/emu/emu_backend.hpp"
 #include "bench/overlap/overlap_kernels.hpp"
 #include "bench/overlap/overlap_model.hpp"
 #include "bench/overlap/overlap_split.hpp"
+#include "cli/run_ferry.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace ferry::overlap {
@@ -174,6 +177,78 @@ TEST(Overlap, RefusesWhatCannotRun) {
   c = small_config();
   c.streams = 0;
   EXPECT_THROW(validate(backend, c), UsageError);
+}
+
+// A 64 KiB vector in sub-buffers of at least 4 KiB: k = 32 gives the 16 of k = 16, so it is no row of its own.
+OverlapConfig tiny_config() {
+  OverlapConfig c;
+  c.elements = 16 << 10;
+  c.splits = {1, 3, 16, 32};
+  c.min_split_bytes = 4 << 10;
+  c.streams = 2;
+  c.iterations = 2;
+  return c;
+}
+
+// The name FERRY_FAULT_CORRUPT_OUTPUT gives a measured row, read off the table; empty for the summary.
+std::string hook_name(const Row& row) {
+  if (row.section == "kernel") return "kernel";
+  if (row.section != "variants") return "";
+  const auto variant = std::get<std::string>(row.params.at(0).second);
+  if (variant != "pipelined") return variant;
+  EXPECT_EQ(row.params.at(1).first, "splits");
+  return "k=" + std::to_string(std::get<std::int64_t>(row.params.at(1).second));
+}
+
+TEST(Overlap, ACorruptedFirstSampleFailsItsRowAloneAndTheRun) {
+  emu::EmuBackend backend;
+  OverlapConfig config = tiny_config();
+  const std::vector<std::string> rows = row_names(config);
+  EXPECT_EQ(rows, (std::vector<std::string>{"kernel", "cpu", "serial", "k=1", "k=3", "k=16"}));
+  for (const std::string& corrupted : rows) {
+    config.corrupt_row = corrupted;
+    const WorkloadResult r = run(backend, config, profile(), Progress("test", false)).result;
+    EXPECT_FALSE(r.passed()) << corrupted;
+    std::size_t measured = 0;
+    for (const Row& row : r.rows) {
+      if (row.section == "summary") continue;  // a copy of the best pipelined row, its check included
+      ++measured;
+      EXPECT_EQ(row.check, hook_name(row) == corrupted ? Check::failed : Check::passed)
+          << corrupted << " corrupted; row " << hook_name(row);
+    }
+    EXPECT_EQ(measured, rows.size()) << "every row the hook can name, and no other, is measured";
+  }
+}
+
+TEST(Overlap, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
+  emu::EmuBackend backend;
+  OverlapConfig config = tiny_config();
+  for (const char* nothing : {"k=32", "k=2", "pipelined", "Serial", "k = 1"}) {
+    config.corrupt_row = nothing;
+    try {
+      validate(backend, config);
+      ADD_FAILURE() << nothing << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("kernel, cpu, serial, k=1, k=3, k=16"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Overlap, TheCommandExitsOneOnACorruptedRowAndTwoOnARowItDoesNotMeasure) {
+  const std::vector<std::string> args = {"run", "overlap", "--backend", "emu", "--quick", "-q", "--size", "64K",
+                                         "--splits", "1,4", "--min-split", "4K", "--iterations", "2"};
+  ::setenv(corrupt_output_variable, "k=4", 1);
+  const Outcome corrupted = ferry(args);
+  ::setenv(corrupt_output_variable, "k=2", 1);
+  const Outcome refused = ferry(args);
+  ::unsetenv(corrupt_output_variable);
+  EXPECT_EQ(corrupted.code, 1) << corrupted.err;
+  EXPECT_NE(corrupted.out.find("overlap: FAILED"), std::string::npos) << corrupted.out;
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("FERRY_FAULT_CORRUPT_OUTPUT='k=2'"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find("overlap: "), std::string::npos) << "refused before anything ran";
 }
 
 }  // namespace

@@ -87,6 +87,14 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
   const DeviceFeatures features = backend.device_features(config.device);
   progress.expect(plan_run(config, capabilities, features).steps.size());
 
+  // The test hook corrupts one sample of the run: its row's first, at the first key count the row runs.
+  std::string to_corrupt = config.corrupt_row;
+  const auto first_sample = [&](const std::string& row) {
+    if (row != to_corrupt) return FirstSample::as_run;
+    to_corrupt.clear();
+    return FirstSample::corrupted;
+  };
+
   for (const std::uint64_t keys : config.keys) {
     SortBench bench(backend, config.device, keys, config.tile, config.iterations);
     const auto passes = static_cast<std::int64_t>(bench.passes());
@@ -96,7 +104,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
       if (!config.uses(host)) continue;
       progress.step(fmt::format("{} keys: {} copies alone", keys, to_string(host)));
-      result.rows.push_back(measured_row("copies", bench.copies(host),
+      result.rows.push_back(measured_row("copies", bench.copies(host, first_sample(copies_row_name(host))),
                                          {{"keys", static_cast<std::int64_t>(keys)}, {"key bytes", key_bytes},
                                           {"host", std::string(to_string(host))}}));
       copies_s[host] = result.rows.back().value();
@@ -111,7 +119,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
       }
       progress.step(fmt::format("{} keys, {}: {}", keys, p.name, p.change));
       const Dispatches dispatches = bench.dispatches(rung);
-      Row row = measured_row("ladder", bench.rung(rung),
+      Row row = measured_row("ladder", bench.rung(rung, first_sample(std::string(p.name))),
                              {{"keys", static_cast<std::int64_t>(keys)},
                               {"rung", std::string(p.name)},
                               {"kernels", static_cast<std::int64_t>(dispatches.kernels)},

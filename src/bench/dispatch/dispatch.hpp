@@ -3,6 +3,7 @@
 // down a ladder of dispatch optimizations, each rung beside its model.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -27,6 +28,10 @@ struct DispatchConfig {
   std::uint64_t tile = 2048;
   int iterations = 25;                        // timed runs per rung, after a warm-up
   std::string profile_origin = "measured by link in this run";
+  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the row, named as row_names
+  // names it, whose first timed sample, at the first key count it runs, has two keys of its
+  // output swapped after the sort and before the check. Empty: none.
+  std::string corrupt_row;
 
   static DispatchConfig defaults(bool quick);
   bool uses(MemoryKind host) const;  // does any selected rung copy through this host memory?
@@ -37,6 +42,16 @@ Repeat sort_repeat(int iterations);
 
 // Throws UsageError for what the device or the host cannot give.
 void validate(Backend& backend, const DispatchConfig& config);
+
+// The rows a run of `config` measures on this device, as FERRY_FAULT_CORRUPT_OUTPUT names them:
+// the copies alone ("pageable-copies", "pinned-copies") through the host memory the rungs use,
+// then each rung ("baseline", "+graph", ...) that runs at some key count.
+std::vector<std::string> row_names(const DispatchConfig& config, const Capabilities& capabilities,
+                                   const DeviceFeatures& features);
+std::string copies_row_name(MemoryKind host);  // "pinned-copies"
+// A row's name as row_names spells it ("graph" -> "+graph"); throws UsageError naming the
+// variable and every row there is for text that names none.
+std::string parse_row_name(std::string_view text);
 
 // The steps run() takes, each with its work, before anything is allocated;
 // the rungs the device cannot run are in `skipped`.

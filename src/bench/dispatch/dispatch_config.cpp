@@ -5,8 +5,10 @@
 #include <bit>
 
 #include "bench/dispatch/dispatch.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace ferry::dispatch {
@@ -19,6 +21,34 @@ DispatchConfig DispatchConfig::defaults(bool quick) {
 
 bool DispatchConfig::uses(MemoryKind host) const {
   return std::any_of(rungs.begin(), rungs.end(), [&](Rung r) { return plan(r).host == host; });
+}
+
+std::string copies_row_name(MemoryKind host) { return fmt::format("{}-copies", to_string(host)); }
+
+std::vector<std::string> row_names(const DispatchConfig& config, const Capabilities& capabilities,
+                                   const DeviceFeatures& features) {
+  std::vector<std::string> names;
+  for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned})
+    if (config.uses(host)) names.push_back(copies_row_name(host));
+  for (Rung rung : config.rungs)
+    if (std::any_of(config.keys.begin(), config.keys.end(), [&](std::uint64_t keys) {
+          return unavailable_reason(rung, keys, config.tile, capabilities, features).empty();
+        }))
+      names.emplace_back(plan(rung).name);
+  return names;
+}
+
+std::string parse_row_name(std::string_view text) {
+  for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned})
+    if (text == copies_row_name(host)) return std::string(text);
+  try {
+    return std::string(plan(parse_rung(text)).name);
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format("{}='{}' names no row of dispatch's table: it accepts a rung ({}), {} or {}",
+                                 corrupt_output_variable, text,
+                                 join(ladder, ",", [](Rung r) { return std::string(plan(r).name); }),
+                                 copies_row_name(MemoryKind::pageable), copies_row_name(MemoryKind::pinned)));
+  }
 }
 
 void validate(Backend& backend, const DispatchConfig& config) {
@@ -44,6 +74,14 @@ void validate(Backend& backend, const DispatchConfig& config) {
   if (host_bytes > 0 && host_needed > host_bytes / 2)
     throw UsageError(fmt::format("{} keys need {} of host memory; this host has {}, and ferry keeps half of it free",
                                  most, format_bytes(host_needed), format_bytes(host_bytes)));
+  if (!config.corrupt_row.empty()) {
+    const std::vector<std::string> rows =
+        row_names(config, backend.capabilities(), backend.device_features(config.device));
+    if (std::find(rows.begin(), rows.end(), config.corrupt_row) == rows.end())
+      throw UsageError(fmt::format("{}='{}' names no row this dispatch run measures: it measures {}",
+                                   corrupt_output_variable, config.corrupt_row,
+                                   join(rows, ", ", [](const std::string& r) { return r; })));
+  }
 }
 
 }  // namespace ferry::dispatch

@@ -1,11 +1,13 @@
 #include "bench/dispatch/sort_bench.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "bench/common/verify.hpp"
 #include "bench/dispatch/dispatch.hpp"
 #include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_keys.hpp"
+#include "core/check.hpp"
 
 namespace ferry::dispatch {
 namespace {
@@ -13,6 +15,18 @@ namespace {
 // A persistent team per tile, up to as many teams as the device holds at once.
 int teams_for(std::uint64_t keys, std::uint64_t tile, int capacity) {
   return static_cast<int>(std::min<std::uint64_t>(keys / tile, static_cast<std::uint64_t>(std::max(1, capacity))));
+}
+
+// The test hook's fault: the first two neighbouring keys that differ, swapped. Equal keys swapped
+// would leave a sorted output sorted (and a copy intact), which the check would rightly pass; keys
+// all equal have no such pair, so one of them is changed instead.
+void swap_two_keys(std::uint32_t* keys, std::uint64_t count) {
+  for (std::uint64_t i = 0; i + 1 < count; ++i)
+    if (keys[i] != keys[i + 1]) {
+      std::swap(keys[i], keys[i + 1]);
+      return;
+    }
+  keys[0] += 1;
 }
 
 }  // namespace
@@ -59,6 +73,18 @@ bool SortBench::sorted_correctly(const HostKeys& keys) const {
   return std::equal(expected.begin(), expected.end(), keys.out.as<const std::uint32_t>());
 }
 
+bool SortBench::copied_correctly(const HostKeys& keys) const {
+  return std::equal(keys.in.as<const std::uint32_t>(), keys.in.as<const std::uint32_t>() + count_,
+                    keys.out.as<const std::uint32_t>());
+}
+
+std::function<bool()> SortBench::output_check(HostKeys& keys, FirstSample first, std::function<bool()> intact) {
+  return [this, &keys, intact = std::move(intact), corrupt = first == FirstSample::corrupted]() mutable {
+    if (std::exchange(corrupt, false)) swap_two_keys(keys.out.as<std::uint32_t>(), count_);
+    return checked("dispatch.sorted", intact());
+  };
+}
+
 Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                              const std::function<bool()>& check) {
   return time_on_host(*stream_, sort_repeat(iterations_),
@@ -71,12 +97,9 @@ Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function
                        .check = check});
 }
 
-Measurement SortBench::copies(MemoryKind kind) {
+Measurement SortBench::copies(MemoryKind kind, FirstSample first) {
   HostKeys& keys = host(kind);
-  return timed(keys, true, [](Stream&) {}, [&] {
-    return std::equal(keys.in.as<const std::uint32_t>(), keys.in.as<const std::uint32_t>() + count_,
-                      keys.out.as<const std::uint32_t>());
-  });
+  return timed(keys, true, [](Stream&) {}, output_check(keys, first, [this, &keys] { return copied_correctly(keys); }));
 }
 
 void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up) {
@@ -100,22 +123,23 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
   }
 }
 
-Measurement SortBench::resident() {
+Measurement SortBench::resident(const std::function<bool()>& check) {
   HostKeys& keys = host(MemoryKind::mapped);
   ResidentSorter sorter(backend_, device_, keys.in, keys.out, count_, tile_);
   return time_host_work(sort_repeat(iterations_), {.prepare = [&] { fresh_keys(keys); },
                                    .work = [&] { sorter.sort(); },
-                                   .check = [&] { return sorted_correctly(keys); }});
+                                   .check = check});
 }
 
-Measurement SortBench::rung(Rung rung) {
+Measurement SortBench::rung(Rung rung, FirstSample first) {
   const RungPlan& p = plan(rung);
-  if (p.resident) return resident();
+  HostKeys& keys = host(p.host);
+  const std::function<bool()> check = output_check(keys, first, [this, &keys] { return sorted_correctly(keys); });
+  if (p.resident) return resident(check);
   RungSetUp set_up;
   if (p.event_per_kernel && !p.fresh_events)
     for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));
   if (p.persistent && persistent_teams_ == 0) persistent_teams_ = teams_for(count_, tile_, persistent_capacity(*stream_, tile_));
-  HostKeys& keys = host(p.host);
   if (p.graph) {
     auto* work = device_keys_.as<std::uint32_t>();
     stream_->begin_capture();
@@ -131,7 +155,7 @@ Measurement SortBench::rung(Rung rung) {
     }
     set_up.graph = stream_->end_capture();
   }
-  return timed(keys, !p.zero_copy, [&](Stream& s) { enqueue_sort(s, p, set_up); }, [&] { return sorted_correctly(keys); });
+  return timed(keys, !p.zero_copy, [&](Stream& s) { enqueue_sort(s, p, set_up); }, check);
 }
 
 }  // namespace ferry::dispatch

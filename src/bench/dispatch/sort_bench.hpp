@@ -15,15 +15,19 @@
 
 namespace ferry::dispatch {
 
+// Test hook (FERRY_FAULT_CORRUPT_OUTPUT): whether a measurement's first timed sample has two
+// keys of its output swapped after the sort and before the check.
+enum class FirstSample { as_run, corrupted };
+
 class SortBench {
  public:
   // `tile`: keys per on-chip tile of the fused rungs (at most `keys`).
   SortBench(Backend& backend, int device, std::uint64_t keys, std::uint64_t tile, int iterations);
 
   // The copies alone, H2D then D2H through `host` memory: what every rung also moves.
-  Measurement copies(MemoryKind host);
+  Measurement copies(MemoryKind host, FirstSample first = FirstSample::as_run);
   // One rung; its set-up (events, graph capture) happens first, untimed.
-  Measurement rung(Rung rung);
+  Measurement rung(Rung rung, FirstSample first = FirstSample::as_run);
 
   std::size_t passes() const { return passes_.size(); }
   std::size_t fused_steps() const { return steps_.size(); }
@@ -44,9 +48,13 @@ class SortBench {
   HostKeys& host(MemoryKind kind);
   void fresh_keys(HostKeys& keys);  // new keys in, poison out and on the device
   bool sorted_correctly(const HostKeys& keys) const;
+  bool copied_correctly(const HostKeys& keys) const;
+  // The check after each timed sample, reported as "dispatch.sorted": `intact`, after the test
+  // hook, when `first` says so, has swapped two keys of the first sample's output.
+  std::function<bool()> output_check(HostKeys& keys, FirstSample first, std::function<bool()> intact);
   void enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up);
   // +resident: its kernel launched before the sorts; each sort timed from the doorbell to the last team's flag.
-  Measurement resident();
+  Measurement resident(const std::function<bool()>& check);
   // H2D (with `copy_keys`), the sort, D2H: host wall time from the first to the final wait's return.
   Measurement timed(HostKeys& keys, bool copy_keys, const std::function<void(Stream&)>& sort,
                     const std::function<bool()>& check);

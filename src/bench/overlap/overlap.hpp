@@ -25,6 +25,10 @@ struct OverlapConfig {
   int iterations = 7;                         // timed runs per variant, after a warm-up
   bool want_trace = false;                    // keep a timeline of one pipelined run (the best k)
   std::string profile_origin = "measured by link in this run";
+  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the row, named as the table
+  // names it ("kernel", "cpu", "serial", "k=K"), whose first timed sample has one word of host c
+  // changed after the work and before the check. Empty: none.
+  std::string corrupt_row;
 
   // 256 Mi words (1 GiB a vector) and k = 1..256 on a GPU; less on the emulator.
   static OverlapConfig defaults(const Capabilities& capabilities, bool quick);
@@ -33,6 +37,11 @@ struct OverlapConfig {
 
 // Throws UsageError for what the backend or the host cannot give.
 void validate(Backend& backend, const OverlapConfig& config);
+
+// The rows a run of `config` measures, as FERRY_FAULT_CORRUPT_OUTPUT names them:
+// kernel, cpu, serial, then k=K for each k that gives sub-buffers of its own.
+std::vector<std::string> row_names(const OverlapConfig& config);
+std::string pipelined_row_name(int k);  // "k=16"
 
 struct OverlapOutcome {
   WorkloadResult result;

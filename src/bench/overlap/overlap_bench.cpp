@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <utility>
 
 #include "bench/common/verify.hpp"
 #include "bench/overlap/overlap_kernels.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/host_parallel.hpp"
 
@@ -52,7 +54,14 @@ std::uint64_t OverlapBench::wrong_words() const {
     for (std::int64_t i = first; i < end; ++i) mine += c[i] != static_cast<std::uint32_t>(a[i] + b[i]);
     wrong += mine;
   });
-  return wrong;
+  return wrong_reported("overlap.sum", wrong);
+}
+
+std::function<bool()> OverlapBench::sum_check(std::string_view row) {
+  return [this, corrupt = row == config_.corrupt_row]() mutable {
+    if (std::exchange(corrupt, false)) host_c_.as<std::uint32_t>()[config_.elements / 2] += 1;
+    return wrong_words() == 0;
+  };
 }
 
 void OverlapBench::poison_outputs(Stream& stream) {
@@ -61,12 +70,12 @@ void OverlapBench::poison_outputs(Stream& stream) {
   stream.synchronize();
 }
 
-Measurement OverlapBench::timed(const std::function<void(Stream&)>& enqueue) {
+Measurement OverlapBench::timed(std::string_view row, const std::function<void(Stream&)>& enqueue) {
   const Repeat repeat{.warmup = 1, .min_samples = config_.iterations, .max_samples = config_.iterations, .min_seconds = 0};
   return time_on_host(*main_, repeat,
                       {.prepare = [&] { poison_outputs(*main_); },
                        .enqueue = enqueue,
-                       .check = [&] { return wrong_words() == 0; }});
+                       .check = sum_check(row)});
 }
 
 Measurement OverlapBench::kernel_alone() {
@@ -78,10 +87,10 @@ Measurement OverlapBench::kernel_alone() {
   return time_on_device(backend_, *main_, repeat,
                         {.prepare = [&] { main_->fill(c_.data(), poison_byte, c_.bytes()); },
                          .enqueue = [&](Stream& s) { launch_vector_add(s, add, config_.elements); },
-                         .check = [&] {
+                         .check = [&, sum_intact = sum_check("kernel")] {
                            main_->copy(host_c_.data(), c_.data(), c_.bytes());
                            main_->synchronize();
-                           return wrong_words() == 0;
+                           return sum_intact();
                          }});
 }
 
@@ -95,7 +104,7 @@ Measurement OverlapBench::cpu() {
                                                      for (std::int64_t i = first; i < end; ++i) add(i);
                                                    });
                                  },
-                                 .check = [&] { return wrong_words() == 0; }});
+                                 .check = sum_check("cpu")});
 }
 
 void OverlapBench::enqueue_chain(Stream& stream, const SubBuffer& part, Event* const* marks) {
@@ -134,11 +143,12 @@ void OverlapBench::enqueue_pipelined(Stream& main, const Split& split, Event* co
 std::size_t OverlapBench::streams_for(const Split& split) const { return std::min(pool_.size(), split.parts.size()); }
 
 Measurement OverlapBench::serial() {
-  return timed([&](Stream& s) { enqueue_chain(s, {0, config_.elements}); });
+  return timed("serial", [&](Stream& s) { enqueue_chain(s, {0, config_.elements}); });
 }
 
 Measurement OverlapBench::pipelined(const Split& split) {
-  return timed([&](Stream& s) { enqueue_pipelined(s, split); });
+  // Measured once per distinct sub-buffer count, under the first k that gives it, as row_names says.
+  return timed(pipelined_row_name(split.requested), [&](Stream& s) { enqueue_pipelined(s, split); });
 }
 
 Trace OverlapBench::trace(const Split& split) {

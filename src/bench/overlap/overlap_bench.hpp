@@ -2,6 +2,7 @@
 // The vector add's buffers and the three ways to run it, each timed from the
 // host and checked word by word.
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -24,9 +25,11 @@ class OverlapBench {
   // One more pipelined run with an event around every copy and add.
   Trace trace(const Split& split);
 
-  std::uint64_t wrong_words() const;  // words of host c that are not a + b
-
  private:
+  std::uint64_t wrong_words() const;  // words of host c that are not a + b, as the check "overlap.sum" reports them
+  // The check after each timed sample of `row` (a name from row_names): host c is a + b. The test
+  // hook first changes one word of the row's first sample, when config.corrupt_row names the row.
+  std::function<bool()> sum_check(std::string_view row);
   // Poison every buffer the result passes through, so each run must move every byte.
   void poison_outputs(Stream& stream);
   // A chain's events, when traced: before H2D a, then after each of its four steps.
@@ -34,7 +37,7 @@ class OverlapBench {
   void enqueue_chain(Stream& stream, const SubBuffer& part, Event* const* marks = nullptr);
   void enqueue_pipelined(Stream& main, const Split& split, Event* const* marks = nullptr);
   std::size_t streams_for(const Split& split) const;
-  Measurement timed(const std::function<void(Stream&)>& enqueue);
+  Measurement timed(std::string_view row, const std::function<void(Stream&)>& enqueue);
 
   Backend& backend_;
   const OverlapConfig& config_;

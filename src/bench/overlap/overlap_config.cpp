@@ -1,9 +1,15 @@
 // What `ferry run overlap` does without options, and what it refuses.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "bench/overlap/overlap.hpp"
+#include "bench/overlap/overlap_split.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/machine.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace ferry::overlap {
@@ -24,6 +30,17 @@ OverlapConfig OverlapConfig::defaults(const Capabilities& capabilities, bool qui
   return c;
 }
 
+std::string pipelined_row_name(int k) { return fmt::format("k={}", k); }
+
+std::vector<std::string> row_names(const OverlapConfig& config) {
+  std::vector<std::string> names = {"kernel", "cpu", "serial"};
+  std::set<std::size_t> seen;  // a k that gives the sub-buffers of an earlier one is not measured again
+  for (int k : config.splits)
+    if (seen.insert(split_vector(config.elements, k, config.min_split_bytes).parts.size()).second)
+      names.push_back(pipelined_row_name(k));
+  return names;
+}
+
 void validate(Backend& backend, const OverlapConfig& config) {
   const DeviceStatus status = backend.device_status(config.device);  // throws for a device that does not exist
   if (config.elements == 0) throw UsageError("--size must be at least one 4-byte word");
@@ -35,6 +52,12 @@ void validate(Backend& backend, const OverlapConfig& config) {
   if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (config.host != MemoryKind::pinned && config.host != MemoryKind::pageable)
     throw UsageError("--host must be pinned or pageable");
+  if (!config.corrupt_row.empty()) {
+    const std::vector<std::string> rows = row_names(config);
+    if (std::find(rows.begin(), rows.end(), config.corrupt_row) == rows.end())
+      throw UsageError(fmt::format("{}='{}' names no row this overlap run measures: it accepts {}", corrupt_output_variable,
+                                   config.corrupt_row, join(rows, ", ", [](const std::string& r) { return r; })));
+  }
 
   const std::uint64_t needed = 3 * config.vector_bytes();
   if (needed > status.free_bytes)
