@@ -353,6 +353,30 @@ TEST(Stream, ACorruptedWordFailsEveryDepthOfItsPointAndNoOtherRow) {
   EXPECT_EQ(failed, 4) << "a latency and a throughput row at each of the two depths";
 }
 
+TEST(Stream, TheSummaryAndItsNotesChooseOnlyAmongPointsThatPassed) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::offload, Design::pool};
+  config.chunk_bytes = {64 << 10};  // pool's only chunk: both of its depths fail
+  parse_corrupt_output("pool@64K", config);
+  const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), Progress("stream", false));
+  int summary_rows = 0;
+  for (const Row& row : result.rows) {
+    if (row.section != "summary") continue;
+    ++summary_rows;
+    EXPECT_EQ(row.check, Check::passed) << ::testing::PrintToString(point_of(row));
+    ASSERT_TRUE(point_of(row).has_value());
+    EXPECT_NE(point_of(row)->first, "pool") << "pool has no point that passed";
+  }
+  EXPECT_EQ(summary_rows, 1) << "offload's row alone";
+  bool left_out = false;
+  for (const std::string& note : result.notes) {
+    EXPECT_EQ(note.find("pool at"), std::string::npos) << note;
+    left_out = left_out || note.find("2 of 3 points FAILED their check") != std::string::npos;
+  }
+  EXPECT_TRUE(left_out) << "the notes say which points the summary leaves out";
+}
+
 TEST(Stream, TheCorruptionHookNamesAPointTheRunMeasuresOrIsRefusedSayingWhatItAccepts) {
   emu::EmuBackend backend;
   auto refused = [](std::string_view text, const std::string& message) {

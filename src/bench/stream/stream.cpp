@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "bench/stream/stream_run.hpp"
 #include "core/text.hpp"
@@ -117,8 +118,16 @@ WorkloadResult run(Backend& backend, const Machine& machine, const StreamConfig&
   std::vector<MeasuredPoint> measured = measure_sweep(backend, machine, config, profile, progress, result);
   result.sections.push_back({"summary", "Designs side by side (the seed's table): each at its lowest-latency point that keeps "
                                         ">= 90% of the best throughput, else at its highest throughput"});
-  if (!measured.empty()) add_summary(result, measured, config);
-  add_flag_comparison(result, measured, profile.flag_round_trip_s, config.profile_origin);
+  // A point whose output arrived wrong is no answer: the summary and its notes choose among the others.
+  std::vector<MeasuredPoint> intact;
+  std::copy_if(measured.begin(), measured.end(), std::back_inserter(intact), [](const MeasuredPoint& p) {
+    return p.latency.check != Check::failed && p.throughput.check != Check::failed;
+  });
+  if (intact.size() < measured.size())
+    result.notes.push_back(fmt::format("{} of {} points FAILED their check: the summary and these notes leave them out",
+                                       measured.size() - intact.size(), measured.size()));
+  if (!intact.empty()) add_summary(result, intact, config);
+  add_flag_comparison(result, intact, profile.flag_round_trip_s, config.profile_origin);
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every word is checked as on a GPU, but the timings are CPU timings");
   return result;
