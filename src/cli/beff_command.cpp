@@ -88,7 +88,7 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   return finish_on_rank_zero(w, results, std::move(result), o.run, out);
 }
 
-// One 400 Gb/s NIC per GPU, and a hop through one switch.
+// The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.
 constexpr const char* default_network_bandwidth = "50GB/s";
 constexpr const char* default_network_latency = "3us";
 
