@@ -1,9 +1,10 @@
 """`ferry report` and `ferry compare` (the C++ `ferry` forwards both here).
 
 Exit codes follow ferry's: 0 success; 1 compare found a figure that regressed past
-the threshold, or NEW failed verification; 2 bad input (a missing or malformed
-results file, a bad option); 3 something outside ferry failed (a missing Python
-package or browser, a file that could not be written)."""
+the threshold, or NEW failed verification (compared with --allow-failed); 2 bad
+input (a missing or malformed results file, a bad option, or for compare a file
+that failed verification, without --allow-failed); 3 something outside ferry
+failed (a missing Python package or browser, a file that could not be written)."""
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,9 @@ def compare_main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="ferry compare",
         description="The ratio NEW/BASE for every figure both results files hold. Exits 1 when any figure got worse "
-                    "by more than the threshold (a rate fell, a latency rose) or NEW failed verification, so CI can "
-                    "gate on it.")
+                    "by more than the threshold (a rate fell, a latency rose), so CI can gate on it. A file with a row "
+                    "that FAILED its check, or whose verification is FAILED, is refused (exit 2, naming the file and "
+                    "the rows) unless --allow-failed.")
     parser.add_argument("base", metavar="BASE.json")
     parser.add_argument("new", metavar="NEW.json")
     parser.add_argument("--threshold", default="5%", metavar="PERCENT",
@@ -81,13 +83,20 @@ def compare_main(argv=None) -> int:
                              "gate CI on the figures steady enough for the threshold")
     parser.add_argument("--show", choices=("all", "changed"), default="all",
                         help="print every figure, or only those past the threshold either way (default: %(default)s)")
+    parser.add_argument("--allow-failed", action="store_true",
+                        help="compare even when BASE or NEW has rows that FAILED their check: every printed line then "
+                             "begins [FAILED input: BASE] (or NEW, or BASE and NEW); a figure FAILED in NEW still "
+                             "exits 1, one FAILED only in BASE reads 'BASE FAILED' and is no regression")
     args = parser.parse_args(argv)
 
-    from .compare import NothingToCompare, compare, parse_threshold, render
+    from .compare import NothingToCompare, compare, failed_inputs, parse_threshold, refusal, render
     try:
         threshold = parse_threshold(args.threshold)
         only = tuple(name.strip() for name in args.only.split(",") if name.strip())
         base, new = load(args.base, None), load(args.new, None)
+        failed = failed_inputs(base, new)
+        if failed and not args.allow_failed:
+            return _fail(BAD_INPUT, refusal(failed))
         comparison = compare(base, new, threshold, only)
     except (ValueError, ResultsError, NothingToCompare) as e:
         return _fail(BAD_INPUT, str(e))

@@ -3,6 +3,8 @@ which of them got worse by more than a threshold."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
 
 from .results import Results, Row
 from .text import format_params, format_value, table
@@ -46,14 +48,66 @@ class Figure:
         return self.new.value / self.base.value if self.base.value else float("inf")
 
     def verdict(self, threshold: float) -> str:
-        """'FAILED' when NEW's data arrived wrong, else 'regressed', 'improved' or
+        """'FAILED' when NEW's data arrived wrong, 'BASE FAILED' when only BASE's did
+        (a ratio to a wrong reference says nothing), else 'regressed', 'improved' or
         'same': worse or better by more than the threshold, in the figure's own sense
         (a rate should rise, a latency fall)."""
         if self.new.check == "FAILED":
             return "FAILED"
+        if self.base.check == "FAILED":
+            return "BASE FAILED"
         fell, rose = self.ratio < 1 - threshold, self.ratio > 1 + threshold
         worse, better = (fell, rose) if self.new.metric == "rate" else (rose, fell)
         return "regressed" if worse else "improved" if better else "same"
+
+
+# Rows named in a refusal before the rest are counted.
+NAMED_FAILED_ROWS = 5
+
+
+@dataclass(frozen=True)
+class FailedInput:
+    """What in one input failed verification: its rows whose check FAILED, each named
+    by workload, section and the params that find it, and whether its run's
+    verification (or a workload's) says FAILED."""
+    role: str          # "BASE" or "NEW"
+    path: Path
+    rows: list
+    run_failed: bool
+
+    def describe(self) -> str:
+        """"'new.json' (NEW): 2 rows FAILED their check: link bandwidth (device=0); ..." """
+        n = len(self.rows)
+        if not n:
+            return f"'{self.path}' ({self.role}): its verification says FAILED"
+        named = "; ".join(self.rows[:NAMED_FAILED_ROWS])
+        more = f"; and {n - NAMED_FAILED_ROWS} more" if n > NAMED_FAILED_ROWS else ""
+        return (f"'{self.path}' ({self.role}): {n} row{'s' if n > 1 else ''} FAILED "
+                f"{'their' if n > 1 else 'its'} check: {named}{more}")
+
+
+def failed_input(results: Results, role: str) -> Optional[FailedInput]:
+    """Nothing when every row of `results` passed or had nothing to check and its run passed."""
+    rows = []
+    for workload in results.workloads:
+        for row in workload.rows:
+            if row.check == "FAILED":
+                _, section, name = figure_name(workload.name, row)
+                rows.append(f"{workload.name} {section} ({name})")
+    run_failed = results.verification == "FAILED" or any(w.verification == "FAILED" for w in results.workloads)
+    return FailedInput(role, results.path, rows, run_failed) if rows or run_failed else None
+
+
+def failed_inputs(base: Results, new: Results) -> list:
+    """The inputs, BASE then NEW, whose data arrived wrong somewhere."""
+    return [f for f in (failed_input(base, "BASE"), failed_input(new, "NEW")) if f is not None]
+
+
+def refusal(failed: list) -> str:
+    """Why `ferry compare` will not compare these inputs without --allow-failed."""
+    return ("a comparison with data that arrived wrong measures nothing: "
+            + ". ".join(f.describe() for f in failed)
+            + ". Rerun them, or give --allow-failed to compare anyway (every line then says which input FAILED)")
 
 
 @dataclass(frozen=True)
@@ -64,6 +118,7 @@ class Comparison:
     figures: list
     only_in_base: list
     only_in_new: list
+    failed_inputs: tuple = ()   # FailedInput of BASE and NEW, where their data arrived wrong
 
     def regressions(self) -> list:
         return [f for f in self.figures if f.verdict(self.threshold) in ("regressed", "FAILED")]
@@ -93,6 +148,7 @@ def compare(base: Results, new: Results, threshold: float, only: tuple = ()) -> 
         base=base, new=new, threshold=threshold, figures=figures,
         only_in_base=[k for k in base_rows if k not in new_rows],
         only_in_new=[k for k in new_rows if k not in base_rows],
+        failed_inputs=tuple(failed_inputs(base, new)),
     )
 
 
@@ -121,7 +177,8 @@ def _figures(results: Results, only: tuple) -> dict:
 
 def render(comparison: Comparison, show: str = "all") -> str:
     """The table of ratios and a one-line summary. show='changed' leaves out
-    figures whose verdict is 'same'."""
+    figures whose verdict is 'same'. When an input failed verification, every
+    line begins with a marker naming it, so no line reads as a clean comparison."""
     t = comparison.threshold
     lines = [
         f"BASE {comparison.base.path}: {_machine(comparison.base)}",
@@ -140,21 +197,33 @@ def render(comparison: Comparison, show: str = "all") -> str:
     if rows:
         lines.append(table(["workload", "section", "figure", "base", "new", "new/base", "better if", "verdict"], rows))
     regressed = comparison.regressions()
-    counts = {v: sum(1 for f in comparison.figures if f.verdict(t) == v) for v in ("regressed", "FAILED", "improved", "same")}
+    counts = {v: sum(1 for f in comparison.figures if f.verdict(t) == v)
+              for v in ("regressed", "FAILED", "BASE FAILED", "improved", "same")}
     lines.append("")
+    in_base = f"{counts['BASE FAILED']} failed verification in BASE, " if counts["BASE FAILED"] else ""
     lines.append(
         f"{len(comparison.figures)} figures compared at a {t * 100:g}% threshold: "
-        f"{counts['regressed']} regressed, {counts['FAILED']} failed verification in NEW, "
+        f"{counts['regressed']} regressed, {counts['FAILED']} failed verification in NEW, {in_base}"
         f"{counts['improved']} improved, {counts['same']} within the threshold")
     if comparison.only_in_base or comparison.only_in_new:
         lines.append(f"{len(comparison.only_in_base)} figures only in BASE, {len(comparison.only_in_new)} only in NEW (not compared)")
+    lines.extend(failed.describe() for failed in comparison.failed_inputs)
     if comparison.new.verification == "FAILED":
         lines.append("NEW's verification FAILED: some of its data arrived wrong")
     if regressed:
         worst = min(regressed, key=lambda f: f.ratio if f.new.metric == "rate" else 1 / f.ratio if f.ratio else 0)
         lines.append(f"REGRESSED: worst is {worst.workload} {worst.section} {worst.name}: "
                      f"{format_value(worst.base.value, worst.unit)} -> {format_value(worst.new.value, worst.unit)}")
-    return "\n".join(lines) + "\n"
+    return _marked(lines, comparison.failed_inputs) + "\n"
+
+
+def _marked(lines: list, failed: tuple) -> str:
+    """The lines, each non-empty one (a table's too) after a marker naming the inputs that FAILED."""
+    text = "\n".join(lines)
+    if not failed:
+        return text
+    marker = f"[FAILED input: {' and '.join(f.role for f in failed)}] "
+    return "\n".join(marker + line if line else line for line in text.split("\n"))
 
 
 def _better_word(f: Figure) -> str:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import pytest
-from conftest import document, row, run_ferry_py, write_json
+from conftest import RUNS, document, ferry_binary, row, run_ferry_py, write_json
 
 from ferry.compare import compare, parse_threshold
 from ferry.results import load
@@ -149,3 +151,70 @@ def test_a_file_without_a_checksum_is_compared_without_a_warning(make_results):
     base = make_results("base.json", document("link", rows=[row()]))
     done = run_ferry_py("compare", base, base)
     assert done.returncode == 0 and "warning" not in done.stderr
+
+
+def failing_rows(n):
+    return [row(check="FAILED", device=i, direction="h2d") for i in range(n)]
+
+
+@pytest.mark.parametrize("failed_side", ["BASE", "NEW"])
+def test_a_file_with_failed_rows_is_refused_with_exit_two_naming_the_file_and_the_rows(make_results, failed_side):
+    clean = make_results("clean.json", document(rows=[row(device=i, direction="h2d") for i in range(7)]))
+    failed = make_results("failed.json", document(rows=failing_rows(7), verification="FAILED"))
+    base, new = (failed, clean) if failed_side == "BASE" else (clean, failed)
+    done = run_ferry_py("compare", base, new)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert f"'{failed}' ({failed_side}): 7 rows FAILED their check" in done.stderr
+    assert "link bandwidth (device=0, direction=h2d); link bandwidth (device=1, direction=h2d)" in done.stderr
+    assert "device=4" in done.stderr and "device=5" not in done.stderr and "; and 2 more" in done.stderr
+    assert f"'{clean}'" not in done.stderr and "--allow-failed" in done.stderr
+
+
+def test_a_run_whose_verification_failed_without_a_failed_row_is_refused(make_results):
+    clean = make_results("clean.json", document(rows=[row()]))
+    edited = make_results("edited.json", document(rows=[row()], verification="FAILED"))
+    done = run_ferry_py("compare", edited, clean)
+    assert done.returncode == 2
+    assert f"'{edited}' (BASE): its verification says FAILED" in done.stderr
+
+
+def printed_lines(text):
+    return [line for line in text.splitlines() if line]
+
+
+def test_allow_failed_compares_a_failed_base_and_every_line_says_so(make_results):
+    base = make_results("base.json", document(rows=[row(value=10, check="FAILED", bytes=4096), row(value=10, bytes=8192)],
+                                              verification="FAILED"))
+    new = make_results("new.json", document(rows=[row(value=30, bytes=4096), row(value=10, bytes=8192)]))
+    done = run_ferry_py("compare", base, new, "--allow-failed")
+    # A figure FAILED only in BASE is no regression, and NEW passed: nothing to exit 1 for.
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = printed_lines(done.stdout)
+    assert len(lines) > 5 and all(line.startswith("[FAILED input: BASE] ") for line in lines), done.stdout
+    assert "BASE FAILED" in next(line for line in lines if "bytes=4 KiB" in line and "link" in line)
+    assert "1 failed verification in BASE" in done.stdout
+    assert f"'{base}' (BASE): 1 row FAILED its check: link bandwidth (bytes=4 KiB)" in done.stdout
+
+
+def test_allow_failed_still_exits_one_for_a_figure_that_failed_in_new(make_results):
+    base = make_results("base.json", document(rows=[row(value=10)]))
+    new = make_results("new.json", document(rows=[row(value=10, check="FAILED")], verification="FAILED"))
+    done = run_ferry_py("compare", base, new, "--allow-failed")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert all(line.startswith("[FAILED input: NEW] ") for line in printed_lines(done.stdout)), done.stdout
+    assert "1 failed verification in NEW" in done.stdout
+
+
+def test_a_failed_beff_run_is_refused_and_compared_with_allow_failed(emulator_results, tmp_path):
+    # A real FAILED run, as the test hook makes it: one 4 KiB message arrives corrupted.
+    failed = tmp_path / "beff-failed.json"
+    env = dict(os.environ, FERRY_FAULT_CORRUPT_MESSAGE="4K")
+    run = subprocess.run([str(ferry_binary())] + RUNS["beff"] + ["--backend", "emu", "-q", "--json", str(failed)],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 1, run.stdout + run.stderr
+    refused = run_ferry_py("compare", emulator_results["beff"], failed)
+    assert refused.returncode == 2 and f"'{failed}' (NEW):" in refused.stderr, refused.stderr
+    assert "beff ring (transport=p2p-ce, MSize bytes=4 KiB)" in refused.stderr
+    allowed = run_ferry_py("compare", emulator_results["beff"], failed, "--allow-failed")
+    assert allowed.returncode == 1, allowed.stderr   # NEW's 4 KiB rows FAILED
+    assert all(line.startswith("[FAILED input: NEW] ") for line in printed_lines(allowed.stdout))

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
+#include <string_view>
 
 #include "backend/select.hpp"
 #include "bench/beff/beff.hpp"
 #include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
@@ -85,18 +88,71 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   return finish_on_rank_zero(w, results, std::move(result), o.run, out);
 }
 
+// The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.
+constexpr const char* default_network_bandwidth = "50GB/s";
+constexpr const char* default_network_latency = "3us";
+
 struct ModelOptions {
   std::string devices = "8,64,512";
   std::string per_node = "8";
-  std::string network_bandwidth = "50GB/s";
-  std::string network_latency = "3us";
+  std::string network_bandwidth = default_network_bandwidth;
+  std::string network_latency = default_network_latency;
   std::string profile_path;
   std::string json_path;
   std::string backend = "auto";
   bool quiet = false;
+  bool allow_failed = false;
 };
 
 bool crosses_nodes(const std::string& transport) { return transport != "p2p-ce" && transport != "p2p-sm"; }
+
+// Begins every line printed of a prediction from a file that failed verification.
+constexpr std::string_view failed_input_marker = "[FAILED input] ";
+
+// "8 rows FAILED their check: beff ring (transport=p2p-ce, MSize bytes=4 KiB); ...; and 3 more"
+std::string failures_in_words(const model::TransportTerms& terms) {
+  const std::size_t n = terms.failed_rows.size();
+  if (n == 0) return "its verification says FAILED";
+  constexpr std::size_t named = 5;
+  std::string list;
+  for (std::size_t i = 0; i < std::min(n, named); ++i) list += (i == 0 ? "" : "; ") + terms.failed_rows[i];
+  if (n > named) list += fmt::format("; and {} more", n - named);
+  return fmt::format("{} row{} FAILED {} check: {}", n, n == 1 ? "" : "s", n == 1 ? "its" : "their", list);
+}
+
+// The network's figures as the note gives them: the values used, and where they came from.
+std::string network_in_words(const ModelOptions& o, const model::LinkTerms& network) {
+  const bool default_bandwidth = network.bandwidth_Bps == parse_rate(default_network_bandwidth);
+  const bool default_latency = network.latency_s == parse_duration(default_network_latency);
+  const std::string bandwidth =
+      default_bandwidth
+          ? fmt::format("{:.3g} GB/s a direction, the default: one 400 Gb/s NIC per GPU", to_GBps(network.bandwidth_Bps))
+          : fmt::format("{:.3g} GB/s a direction from --network-bandwidth {}", to_GBps(network.bandwidth_Bps),
+                        o.network_bandwidth);
+  const std::string latency =
+      default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
+                      : fmt::format("{:.3g} us a hop from --network-latency {}", to_us(network.latency_s),
+                                    o.network_latency);
+  return bandwidth + ", and " + latency;
+}
+
+// Every non-empty line begins with the marker, and the status line, which says
+// only that no prediction row failed, says what the prediction rests on instead.
+std::string marked_as_failed_input(const std::string& text, const std::string& status_line,
+                                   const std::string& status_instead) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    const bool ends_line = end != std::string::npos;
+    if (!ends_line) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    if (!line.empty()) out += std::string(failed_input_marker) + (line == status_line ? status_instead : line);
+    if (ends_line) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
 
 int model_beff(const ModelOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   std::vector<int> rings;
@@ -109,8 +165,14 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
 
   model::TransportTerms terms;
   Results results;
+  bool input_passed = true;
   if (!o.profile_path.empty()) {
     terms = model::read_transport_terms(o.profile_path);
+    input_passed = checked("model.input", terms.input_passed());
+    if (!input_passed && !o.allow_failed)
+      throw UsageError(fmt::format("'{}' failed verification, so its terms may rest on data that arrived wrong: {}. "
+                                   "Rerun `ferry run beff --json`, or give --allow-failed to model it anyway",
+                                   o.profile_path, failures_in_words(terms)));
     results.machine.backend = "model";
   } else {
     // No file: measure this machine's terms with a quick beff run first.
@@ -153,17 +215,44 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
                     {"nodes", static_cast<std::int64_t>((n + per_node - 1) / per_node)},
                     {"per device GB/s", to_GBps(p.beff_per_device_Bps)},
                     {"dominant term", p.dominant}};
+      if (!input_passed) row.note = "from FAILED input";
       prediction.rows.push_back(std::move(row));
     }
   }
   prediction.notes.push_back(fmt::format(
-      "terms from {}{}; a ring spanning nodes moves in lockstep, so its slowest hop (the network's: "
-      "--network-bandwidth, --network-latency, assumed one 400 Gb/s NIC per GPU) paces every device",
-      terms.origin, terms.devices > 0 ? fmt::format(" (measured on {} devices)", terms.devices) : ""));
+      "terms from {}{}; a ring spanning nodes moves in lockstep, so its slowest hop (the network's: {}) paces every "
+      "device",
+      terms.origin, terms.devices > 0 ? fmt::format(" (measured on {} devices)", terms.devices) : "",
+      network_in_words(o, network)));
+  if (!input_passed) {
+    prediction.config.push_back({"input_verification", "FAILED"});
+    prediction.config.push_back({"input_failed_rows", static_cast<std::int64_t>(terms.failed_rows.size())});
+    prediction.notes.insert(prediction.notes.begin(),
+                            fmt::format("FAILED input, modelled with --allow-failed: {} failed verification ({}); "
+                                        "these predictions scale terms that may rest on data that arrived wrong",
+                                        o.profile_path, failures_in_words(terms)));
+  }
+  const std::string status_line = prediction.workload + ": PASSED";
+  const std::string status_instead = fmt::format(
+      "{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction", prediction.workload,
+      o.profile_path,
+      terms.failed_rows.empty() ? std::string("its run")
+                                : fmt::format("{} row{}", terms.failed_rows.size(), terms.failed_rows.size() == 1 ? "" : "s"));
   results.workloads.push_back(std::move(prediction));
   RunOptions written;
   written.json_path = o.json_path;
-  return finish_run(results, written, out);
+  if (input_passed) return finish_run(results, written, out);
+
+  std::ostringstream printed;
+  const auto flush_marked = [&] { out << marked_as_failed_input(printed.str(), status_line, status_instead); };
+  try {
+    const int code = finish_run(results, written, printed);
+    flush_marked();
+    return code;
+  } catch (...) {
+    flush_marked();
+    throw;
+  }
 }
 
 }  // namespace
@@ -215,15 +304,24 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "keeps its own terms; a ring that spans nodes moves in lockstep, so the slowest hop (the network) sets every "
       "device's pace. p2p transports stay within one node. Says which term dominates b_eff. Terms come from "
       "--profile: a beff results file (`ferry run beff --json`) or a machine profile (p2p-ce only); without it a "
-      "quick beff run on this machine measures them.");
+      "quick beff run on this machine measures them. A results file with a row that FAILED its check (or whose "
+      "verification is FAILED) is refused, exit 2, naming the rows, unless --allow-failed. The note names the "
+      "network figures used.");
   predict->add_option("--devices", m->devices, "ring sizes to predict (default 8,64,512)");
   predict->add_option("--per-node", m->per_node, "devices per node (default 8)");
-  predict->add_option("--network-bandwidth", m->network_bandwidth, "one hop between nodes, per direction (default 50GB/s)");
-  predict->add_option("--network-latency", m->network_latency, "one hop between nodes (default 3us)");
+  predict->add_option("--network-bandwidth", m->network_bandwidth,
+                      fmt::format("one hop between nodes, per direction (default {}: one 400 Gb/s NIC per GPU)",
+                                  default_network_bandwidth));
+  predict->add_option("--network-latency", m->network_latency,
+                      fmt::format("one hop between nodes (default {})", default_network_latency));
   predict->add_option("--profile", m->profile_path, "beff results or machine profile with the terms");
   predict->add_option("--json", m->json_path, "write the prediction to this results file (JSON)");
   predict->add_option("--backend", m->backend, "for the quick run without --profile: cuda, emu or auto");
   predict->add_flag("-q,--quiet", m->quiet, "no progress lines on standard error");
+  predict->add_flag("--allow-failed", m->allow_failed,
+                    "model a --profile results file even though some of its rows FAILED their check (refused "
+                    "without it, exit 2): every printed line then begins [FAILED input], and the prediction's JSON "
+                    "has input_verification FAILED in its config, a note, and \"from FAILED input\" on each row");
   predict->callback([&action, &out, m, &command_line] {
     action = [&out, m, &command_line] { return model_beff(*m, command_line, out); };
   });

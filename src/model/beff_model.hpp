@@ -89,6 +89,13 @@ struct TransportTerms {
   std::vector<TransportModel> transports;
   int devices = 0;     // the ring the terms were measured on (0: unknown)
   std::string origin;  // "beff results r.json" or "machine profile p.json"
+  // What in a results file failed verification (a machine profile has no checks):
+  // each row whose check FAILED, named by workload, section and the params that
+  // find it, and whether the file's (or a workload's) verification says FAILED.
+  std::vector<std::string> failed_rows;
+  bool run_failed = false;
+
+  bool input_passed() const { return failed_rows.empty() && !run_failed; }
 };
 
 // Throws UsageError naming the file when it holds neither.

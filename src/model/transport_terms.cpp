@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -10,15 +11,62 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/json_fields.hpp"
+#include "core/units.hpp"
 #include "model/beff_model.hpp"
 #include "model/profile.hpp"
 
 namespace ferry::model {
 namespace {
 
+// The params that find a row of these sections; the others are results of the
+// run (a residual, a looplength). Rows of other sections are named by all their params.
+const std::map<std::pair<std::string, std::string>, std::vector<std::string>> naming_params = {
+    {{"beff", "beff"}, {"transport", "devices"}},
+    {{"beff", "ring"}, {"transport", "MSize bytes"}},
+    {{"beff", "exchange"}, {"transport", "participant", "bytes"}},
+    {{"beff", "latency"}, {"transport", "bytes"}},
+    {{"beff", "model"}, {"transport", "up to bytes"}},
+};
+
+std::string param_text(const std::string& key, const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  const bool size = key.size() >= 5 && key.compare(key.size() - 5, 5, "bytes") == 0;
+  if (size && value.is_number_unsigned()) return format_bytes(value.get<std::uint64_t>());
+  return value.dump();
+}
+
+// "beff ring (transport=p2p-ce, MSize bytes=4 KiB)"
+std::string row_name(const std::string& workload, const nlohmann::json& row) {
+  const std::string section = row.value("section", "");
+  const nlohmann::json& params = row.at("params");
+  std::vector<std::string> parts;
+  const auto named = naming_params.find({workload, section});
+  if (named != naming_params.end()) {
+    for (const std::string& key : named->second)
+      if (params.contains(key)) parts.push_back(fmt::format("{}={}", key, param_text(key, params.at(key))));
+  } else {
+    for (const auto& [key, value] : params.items()) parts.push_back(fmt::format("{}={}", key, param_text(key, value)));
+  }
+  std::string joined;
+  for (const std::string& part : parts) joined += (joined.empty() ? "" : ", ") + part;
+  return fmt::format("{} {} ({})", workload, section, joined);
+}
+
+// Every row of every workload counts: a beff file's link rows are p2p-ce's terms.
+void note_failures(const nlohmann::json& doc, TransportTerms& terms) {
+  terms.run_failed = doc.value("verification", "") == "FAILED";
+  for (const auto& workload : doc.at("workloads")) {
+    const std::string name = workload.value("name", "");
+    if (workload.value("verification", "") == "FAILED") terms.run_failed = true;
+    for (const auto& row : workload.at("rows"))
+      if (row.value("check", "") == "FAILED") terms.failed_rows.push_back(row_name(name, row));
+  }
+}
+
 TransportTerms from_results(const nlohmann::json& doc, const std::string& path) {
   TransportTerms terms;
   terms.origin = path;
+  note_failures(doc, terms);
   for (const auto& workload : doc.at("workloads")) {
     if (workload.value("name", "") != "beff") continue;
     terms.devices = whole_number_or<int>(workload.at("config"), "participants", 0);

@@ -95,5 +95,34 @@ TEST(BeffModel, AResultsFileWhoseCountsAreNotWholeNumbersIsRefusedWithTheFieldNa
   }
 }
 
+TEST(BeffModel, AResultsFileSaysWhichOfItsRowsFailedTheirCheck) {
+  // Every workload's rows count: a beff file's link rows are p2p-ce's terms.
+  const std::string terms = R"({"section": "model", "value": 2.0, "check": "n/a", "params": {"transport": "nccl",
+                                "B GB/s": 100, "up to bytes": 4096}})";
+  const std::string ring = R"({"section": "ring", "value": 1.0, "check": "FAILED", "params": {"transport": "nccl",
+                               "protocol": "nccl", "MSize bytes": 4096, "looplength": 9}})";
+  const std::string copy = R"({"section": "bandwidth", "value": 1.0, "check": "FAILED", "params": {"device": 0,
+                               "direction": "h2d"}})";
+  const auto file = [&](const std::string& verification, const std::string& link_rows, const std::string& beff_rows) {
+    return R"({"schema": "ferry.results/1", "verification": ")" + verification + R"(", "workloads": [)" +
+           R"({"name": "link", "rows": [)" + link_rows + R"(]}, {"name": "beff", "config": {"participants": 2}, )" +
+           R"("rows": [)" + beff_rows + "]}]}";
+  };
+  const TransportTerms clean = transport_terms_from_json(file("PASSED", "", terms), "t.json");
+  EXPECT_TRUE(clean.input_passed());
+
+  const TransportTerms failed = transport_terms_from_json(file("FAILED", copy, terms + "," + ring), "t.json");
+  EXPECT_FALSE(failed.input_passed());
+  EXPECT_TRUE(failed.run_failed);
+  EXPECT_EQ(failed.failed_rows,
+            (std::vector<std::string>{"link bandwidth (device=0, direction=h2d)",
+                                      "beff ring (transport=nccl, MSize bytes=4 KiB)"}));
+  ASSERT_EQ(failed.transports.size(), 1u);  // the terms are still read, for --allow-failed
+
+  const TransportTerms edited = transport_terms_from_json(file("FAILED", "", terms), "t.json");
+  EXPECT_TRUE(edited.failed_rows.empty());
+  EXPECT_FALSE(edited.input_passed());
+}
+
 }  // namespace
 }  // namespace ferry::model
