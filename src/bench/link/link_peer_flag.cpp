@@ -12,9 +12,9 @@
 namespace ferry::link {
 namespace {
 
-// Round trips a sample: over NVLink one takes about 1.2 us (twice the 0.6 us
-// flag of docs/beff.md), so a sample lasts over 100 us, long beside the
-// device clock's tick, while the samples still show the spread.
+// Round trips a sample: two of these kernels on one H100 (two streams) took
+// 0.77 us a round trip, and between devices one can only take longer, so a
+// sample lasts over 77 us, long beside the device clock's tick.
 constexpr std::uint64_t round_trips_per_sample = 100;
 constexpr std::uint64_t timeout_ns = 10'000'000'000ull;
 
@@ -50,6 +50,9 @@ class PeerFlagPingPong {
   }
 
   // One sample's seconds one way: its timed round trips' time, halved, per round trip.
+  // Each kernel is launched while its own device is idle: where CUDA loads
+  // kernels lazily, a launch onto a device that runs a kernel may wait for it,
+  // and the two kernels of one device would then wait for each other.
   double time_one() {
     sample_first_tag_ = next_tag_;
     next_tag_ += answers;
