@@ -50,22 +50,6 @@ std::string clock_name(transport::Clock clock) {
   return clock == transport::Clock::device ? "device: events" : "host: steady clock";
 }
 
-std::string residual_or_none(double measured, const std::optional<double>& model) {
-  return model ? percent(measured / *model) : "-";
-}
-
-// A transport's model from link's figures where there is one, and the one fitted to this run's sizes.
-struct Models {
-  model::TransportModel fitted;
-  std::optional<model::TransportModel> from_link;
-  std::string latency_basis;  // what link's model of the ping-pong stands on
-
-  const model::TransportModel& shown() const { return from_link ? *from_link : fitted; }
-  std::optional<double> link_rate_Bps(std::uint64_t bytes) const {
-    return from_link ? std::optional(from_link->rate_Bps(bytes)) : std::nullopt;
-  }
-};
-
 bool in_definition(std::uint64_t bytes) {
   const std::vector<std::uint64_t> sizes = definition_sizes();
   return std::find(sizes.begin(), sizes.end(), bytes) != sizes.end();
@@ -84,7 +68,7 @@ class ResultBuilder {
         result_.skipped.push_back(fmt::format("{}: {}", to_string(record.kind), record.skipped));
         continue;
       }
-      const Models models = models_of(record);
+      const TransportModels models = models_of(record);
       add_model_terms(record, models);
       add_ping_pong(record, models);
       for (const SizeRecord& size : record.sizes) {
@@ -129,76 +113,18 @@ class ResultBuilder {
     };
   }
 
-  // Every transport fitted to its own smallest and largest sizes; p2p-ce and
-  // p2p-sm also from link's peer figures where this run (or --profile) has them.
-  Models models_of(const TransportRecord& record) {
-    const std::string name(to_string(record.kind));
-    Models models;
+  TransportModels models_of(const TransportRecord& record) {
     std::vector<model::MeasuredSize> measured;
     for (const SizeRecord& size : record.sizes) measured.push_back({size.bytes, best_exchange_s(size), size.protocol});
-    models.fitted = model::fit_transport(name, measured, config_.latency_bytes);
-    if (record.kind == Kind::p2p_ce) {
-      models.from_link = p2p_ce_from_link(name);
-      models.latency_basis = "link: peer copy latency (events)";
-    } else if (record.kind == Kind::p2p_sm) {
-      models.from_link = p2p_sm_from_link(name, record);
-      models.latency_basis = "link: peer flag one way (kernel clock), SM stores";
-    } else {
-      return models;
-    }
-    if (!models.from_link)
+    TransportModels models = transport_models(record.kind, measured, config_, members_, link_peers_);
+    if (!models.no_link_model.empty())
       result_.notes.push_back(fmt::format("{}: no model from link ({}), so its model is fitted to this run's smallest "
                                           "and largest sizes alone and matches them by construction",
-                                          name, missing_link_figures(record.kind)));
+                                          to_string(record.kind), models.no_link_model));
     return models;
   }
 
-  // Both directions of every hop of the ring: a ring moves at its slowest.
-  std::vector<std::pair<int, int>> ring_hops() const {
-    std::vector<std::pair<int, int>> hops;
-    for (int p = 0; p < n_; ++p) {
-      const int a = members_[p].device, b = members_[(p + 1) % n_].device;
-      hops.insert(hops.end(), {{a, b}, {b, a}});
-    }
-    return hops;
-  }
-
-  std::string missing_link_figures(Kind kind) const {
-    if (link_peers_.empty()) return "link measured no peers for this run";
-    return fmt::format("link's peer figures ({}) lack {} for a hop of the ring", config_.profile_origin,
-                       kind == Kind::p2p_ce ? "the 8 B and 2 MiB copies" : "the peer flag or the SM stores");
-  }
-
-  // model::copy_engine_terms of the ring's slowest hop, for every size.
-  std::optional<model::TransportModel> p2p_ce_from_link(const std::string& name) const {
-    const std::optional<model::LinkTerms> terms = model::slowest_hop(link_peers_, ring_hops(), model::copy_engine_terms);
-    if (!terms) return std::nullopt;
-    const std::string basis = fmt::format("link ({}): 8 B copy one way, 2 MiB copies both ways at once", config_.profile_origin);
-    return model::TransportModel{name, {{config_.sizes().back(), *terms, basis}}};
-  }
-
-  // model::peer_store_terms of the ring's slowest hop, per run of sizes that share a protocol.
-  std::optional<model::TransportModel> p2p_sm_from_link(const std::string& name, const TransportRecord& record) const {
-    model::TransportModel from_link{name, {}};
-    for (std::size_t k = 0; k < record.sizes.size(); ++k) {
-      const std::string& protocol = record.sizes[k].protocol;
-      if (k + 1 < record.sizes.size() && record.sizes[k + 1].protocol == protocol) continue;
-      const std::optional<model::LinkTerms> terms = model::slowest_hop(
-          link_peers_, ring_hops(), [&](const model::PeerProfile& p) { return model::peer_store_terms(p, protocol); });
-      if (!terms) return std::nullopt;
-      const std::string basis =
-          protocol == "LL" ? fmt::format("LL: link ({}): peer flag one way; SM stores each way, half of them tags",
-                                         config_.profile_origin)
-                           : fmt::format("direct: link ({}): peer flag one way + a round trip for the release; SM "
-                                         "stores each way",
-                                         config_.profile_origin);
-      from_link.segments.push_back({record.sizes[k].bytes, *terms, basis});
-    }
-    if (from_link.segments.empty()) return std::nullopt;
-    return from_link;
-  }
-
-  void add_model_terms(const TransportRecord& record, const Models& models) {
+  void add_model_terms(const TransportRecord& record, const TransportModels& models) {
     add_model_terms(record, models.shown(), "model");
     // Beside a model from link only: `ferry model beff --profile` reads the "model" rows, one model per transport.
     if (models.from_link) add_model_terms(record, models.fitted, "model_fitted");
@@ -219,7 +145,7 @@ class ResultBuilder {
     }
   }
 
-  void add_ping_pong(const TransportRecord& record, const Models& models) {
+  void add_ping_pong(const TransportRecord& record, const TransportModels& models) {
     const SizeRecord& pp = record.ping_pong;
     if (pp.participants.empty()) return;
     Row row;
@@ -242,7 +168,7 @@ class ResultBuilder {
     result_.rows.push_back(std::move(row));
   }
 
-  void add_ring_row(const TransportRecord& record, const SizeRecord& size, const Models& models) {
+  void add_ring_row(const TransportRecord& record, const SizeRecord& size, const TransportModels& models) {
     const model::TransportModel& model = models.shown();
     const double moved = static_cast<double>(n_) * static_cast<double>(size.bytes) * static_cast<double>(size.exchanges);
     const std::vector<double> slowest = slowest_per_repetition(size);
@@ -261,9 +187,9 @@ class ResultBuilder {
     row.model_basis = model.segment_for(size.bytes).basis;
     row.check = check_of(wrong_words(size));
     if (row.check == Check::failed) row.note = fmt::format("{} wrong 8-byte words", wrong_words(size));
-    const std::optional<double> from_link = models.link_rate_Bps(size.bytes);
+    const std::optional<double> link_Bps = models.link_rate_Bps(size.bytes);
     const double fitted = n_ * models.fitted.rate_Bps(size.bytes);
-    row.params.push_back({"residual (link)", residual_or_none(row.value(), from_link ? std::optional(n_ * *from_link) : std::nullopt)});
+    row.params.push_back({"residual (link)", link_Bps ? percent(row.value() / (n_ * *link_Bps)) : "-"});
     row.params.push_back({"residual (fitted)", percent(row.value() / fitted)});
     ring_[record.kind].push_back({size.bytes, row.value(), *row.model, fitted, row.check});
     result_.rows.push_back(std::move(row));
@@ -292,7 +218,7 @@ class ResultBuilder {
     }
   }
 
-  void add_beff_row(const TransportRecord& record, const Models& models) {
+  void add_beff_row(const TransportRecord& record, const TransportModels& models) {
     const model::TransportModel& model = models.shown();
     const auto& ring = ring_[record.kind];
     double sum = 0, model_sum = 0, fitted_sum = 0;
