@@ -68,19 +68,20 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
 
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   beff::BeffConfig config = make_config(*backend, o, w);
-  // p2p-ce's model reads link's peer figures; without p2p-ce, link need not run.
-  const bool p2p_ce = std::find(config.transports.begin(), config.transports.end(), transport::Kind::p2p_ce) !=
-                      config.transports.end();
+  // p2p-ce's and p2p-sm's models read link's peer figures; without either, link need not run.
+  const bool reads_link_peers = std::any_of(config.transports.begin(), config.transports.end(), [](transport::Kind k) {
+    return k == transport::Kind::p2p_ce || k == transport::Kind::p2p_sm;
+  });
   if (o.run.dry_run) {
     beff::validate(*backend, config);
     const int participants = w.distributed() ? w.size() : static_cast<int>(config.devices.size());
-    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, p2p_ce || !o.profile_path.empty(),
+    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, reads_link_peers || !o.profile_path.empty(),
                                    {"beff", beff::plan_run(config, participants)}, shown);
   }
   Results results = start_results(*backend, command_line, shown);
   beff::validate(*backend, config);
   LinkPeers peers;
-  if (p2p_ce || !o.profile_path.empty())
+  if (reads_link_peers || !o.profile_path.empty())
     peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
   config.profile_origin = peers.origin;
 

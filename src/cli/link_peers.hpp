@@ -1,7 +1,7 @@
 #pragma once
 // Link's peer figures for a workload that sets its results beside them (beff's
-// p2p-ce model, topo's direct peaks): from a machine profile, else measured
-// now between this process's devices, whose link rows then join the results.
+// p2p-ce and p2p-sm models, topo's direct peaks): from a machine profile, else
+// measured now between this process's devices, whose link rows then join the results.
 #include <string>
 #include <vector>
 

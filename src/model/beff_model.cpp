@@ -23,6 +23,28 @@ std::optional<LinkTerms> copy_engine_terms(const PeerProfile& peer) {
   return fit_two_sizes(static_cast<double>(small.bytes), small.seconds, static_cast<double>(pair.bytes), pair.seconds);
 }
 
+std::optional<LinkTerms> peer_store_terms(const PeerProfile& peer, std::string_view protocol) {
+  if (peer.flag_one_way_s <= 0 || peer.sm_push_Bps <= 0) return std::nullopt;
+  const double each_way_Bps = peer.sm_push_Bps / 2;  // the figure counts the bytes of both devices
+  if (protocol == "LL") return LinkTerms{peer.flag_one_way_s, each_way_Bps / 2};
+  if (protocol == "direct") return LinkTerms{3 * peer.flag_one_way_s, each_way_Bps};
+  return std::nullopt;
+}
+
+std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers, const std::vector<std::pair<int, int>>& hops,
+                                     const std::function<std::optional<LinkTerms>(const PeerProfile&)>& terms_of) {
+  std::optional<LinkTerms> slowest;
+  for (const auto& [from, to] : hops) {
+    const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerProfile& p) { return p.from == from && p.to == to; });
+    const std::optional<LinkTerms> hop = peer == peers.end() ? std::nullopt : terms_of(*peer);
+    if (!hop) return std::nullopt;
+    if (!slowest) slowest = hop;
+    slowest->latency_s = std::max(slowest->latency_s, hop->latency_s);
+    slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop->bandwidth_Bps);
+  }
+  return slowest;
+}
+
 const ModelSegment& TransportModel::segment_for(std::uint64_t bytes) const {
   if (segments.empty()) throw std::logic_error("a transport model without terms");
   for (const ModelSegment& s : segments)
@@ -52,10 +74,10 @@ TransportModel fit_transport(const std::string& transport, const std::vector<Mea
     segment.up_to_bytes = b.bytes;
     if (small == last) {  // a run of one size: its own time is all latency-free bandwidth
       segment.terms = {0, static_cast<double>(b.bytes) / b.exchange_s};
-      segment.basis = fmt::format("{}: {} alone", b.protocol, format_bytes(b.bytes));
+      segment.basis = fmt::format("{}: fitted to this run's {} alone", b.protocol, format_bytes(b.bytes));
     } else {
       segment.terms = fit_two_sizes(static_cast<double>(a.bytes), a.exchange_s, static_cast<double>(b.bytes), b.exchange_s);
-      segment.basis = fmt::format("{}: fitted to {} and {}", b.protocol, format_bytes(a.bytes), format_bytes(b.bytes));
+      segment.basis = fmt::format("{}: fitted to this run's {} and {}", b.protocol, format_bytes(a.bytes), format_bytes(b.bytes));
     }
     model.segments.push_back(segment);
     first = last + 1;

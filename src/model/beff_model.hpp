@@ -4,8 +4,11 @@
 // definition's sizes. A transport that changes protocol with the size (p2p-sm:
 // LL, then direct) has one (t_lat, B) per protocol, each over its own sizes.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ferry::model {
@@ -50,6 +53,23 @@ struct PeerProfile;
 // profile lacks them (profiles from before beff).
 std::optional<LinkTerms> copy_engine_terms(const PeerProfile& peer);
 
+// p2p-sm's terms for one direction of a hop and one of its protocols ("LL",
+// "direct"), from link's figures, as p2p_sm_kernel.hpp moves a message. An LL
+// message's lines are their own flags: it pays a flag one way, and stores 16
+// bytes for every 8 of data. A direct message stores data alone, then
+// releases (which waits for its stores to be acknowledged: a round trip, two
+// flags one way) and raises its flag, one way. B is the SM stores' rate per
+// direction with both devices storing into the other at once, as every hop of
+// a ring stores both ways. Nothing for another protocol, or when the profile
+// lacks the peer flag or the SM stores (profiles from before them).
+std::optional<LinkTerms> peer_store_terms(const PeerProfile& peer, std::string_view protocol);
+
+// The slowest of `terms_of` over the peer figures of every hop (from, to):
+// the highest latency and the lowest bandwidth, as a ring moves at its slowest
+// hop's pace. Nothing when a hop has no figures or `terms_of` gives none.
+std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers, const std::vector<std::pair<int, int>>& hops,
+                                     const std::function<std::optional<LinkTerms>(const PeerProfile&)>& terms_of);
+
 // One point to fit: a size, its per-exchange seconds, and the protocol that moved it.
 struct MeasuredSize {
   std::uint64_t bytes = 0;
@@ -58,7 +78,8 @@ struct MeasuredSize {
 };
 
 // Per run of sizes that share a protocol, (t_lat, B) through its smallest
-// size (8 B where the run holds it) and its largest: the rule docs/beff.md states.
+// size (8 B where the run holds it) and its largest: the rule docs/beff.md
+// states. Those two sizes match by construction; each basis says so.
 TransportModel fit_transport(const std::string& transport, const std::vector<MeasuredSize>& measured,
                              std::uint64_t latency_bytes);
 

@@ -113,7 +113,8 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"copy_times", copy_times_json(p.copy_times)},
                      {"both_ways", copy_times_json(p.both_ways)},
                      {"sm_push_Bps", p.sm_push_Bps},
-                     {"sm_pull_Bps", p.sm_pull_Bps}});
+                     {"sm_pull_Bps", p.sm_pull_Bps},
+                     {"flag_one_way_s", p.flag_one_way_s}});
   }
   const ordered_json doc = {
       {"schema", MachineProfile::schema},
@@ -168,7 +169,9 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                .copy_times = copy_times_from(entry, "copy_times"),
                                .both_ways = copy_times_from(entry, "both_ways"),
                                .sm_push_Bps = entry.value("sm_push_Bps", 0.0),
-                               .sm_pull_Bps = entry.value("sm_pull_Bps", 0.0)});
+                               .sm_pull_Bps = entry.value("sm_pull_Bps", 0.0),
+                               // Profiles written before link's peer flag lack it: 0 means not measured.
+                               .flag_one_way_s = entry.value("flag_one_way_s", 0.0)});
     }
     return profile;
   } catch (const nlohmann::json::exception& e) {

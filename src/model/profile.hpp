@@ -79,6 +79,9 @@ struct PeerProfile {
   std::vector<CopyTime> both_ways;   // a copy each way at once (seconds of the pair), smallest first
   double sm_push_Bps = 0;            // kernels on both devices storing into the other's memory, bytes of both counted
   double sm_pull_Bps = 0;            // kernels on both devices loading from the other's memory, bytes of both counted
+  // A kernel's flag stored into the other's memory and seen by the other's
+  // polling kernel: half a round trip of a ping-pong between the two kernels.
+  double flag_one_way_s = 0;
 };
 
 struct MachineProfile {

@@ -7,10 +7,20 @@
 #include "bench/plan_texts.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "backend/emu/emu_backend.hpp"
 #include "backend/select.hpp"
+#include "bench/link/link.hpp"
+#include "bench/link/link_peer_flag.hpp"
+#include "cli/cli.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "model/beff_model.hpp"
 
 namespace ferry::beff {
 namespace {
@@ -35,6 +45,16 @@ std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& sect
     rows.push_back(&row);
   }
   return rows;
+}
+
+std::string text_of(const Row& row, const std::string& key) {
+  for (const auto& [k, value] : row.params)
+    if (k == key) return std::get<std::string>(value);
+  return "(no " + key + ")";
+}
+
+bool any_note(const WorkloadResult& r, const std::string& part) {
+  return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 std::int64_t size_of(const Row& row) {
@@ -163,6 +183,151 @@ TEST(Beff, P2pCeIsModelledFromLinksPeerFigures) {
   const double bandwidth = (2 << 20) - 8.0;
   EXPECT_NEAR(terms.value(), 5e-6 - 8 * 10e-6 / bandwidth, 1e-12);
   EXPECT_NEAR(std::get<double>(terms.params.at(2).second), bandwidth / 10e-6 / 1e9, 1e-9);
+}
+
+// Link's figures for the hop 0 <-> 1, the way there slower in both: a flag one
+// way in 1 us, SM stores both ways at 40 GB/s (20 each way); the way back 0.5 us and 60 GB/s.
+std::vector<model::PeerProfile> peer_store_figures() {
+  model::PeerProfile there{.from = 0, .to = 1, .direct_access = true, .copy_Bps = 20e9, .latency_s = 8e-6};
+  there.sm_push_Bps = 40e9;
+  there.flag_one_way_s = 1e-6;
+  model::PeerProfile back = there;
+  back.from = 1, back.to = 0;
+  back.sm_push_Bps = 60e9;
+  back.flag_one_way_s = 0.5e-6;
+  return {there, back};
+}
+
+TEST(Beff, P2pSmIsModelledFromLinksPeerFlagAndSmStores) {
+  emu::EmuBackend backend;
+  BeffConfig c = quick(backend, {Kind::p2p_sm}, {0, 1});
+  c.profile_origin = "given";
+  const WorkloadResult r = run(backend, world(), c, peer_store_figures(), Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  // LL: the flag one way, and half the stores' 20 GB/s each way (its lines carry 8 data bytes in 16).
+  // direct: the flag one way and a round trip for the release, and the stores' rate each way.
+  const auto terms = rows_of(r, "model", "p2p-sm");
+  ASSERT_EQ(terms.size(), 2u);
+  EXPECT_NEAR(terms[0]->value(), 1e-6, 1e-15);
+  EXPECT_NEAR(std::get<double>(terms[0]->params.at(2).second), 10.0, 1e-9);
+  EXPECT_NEAR(terms[1]->value(), 3e-6, 1e-15);
+  EXPECT_NEAR(std::get<double>(terms[1]->params.at(2).second), 20.0, 1e-9);
+  EXPECT_EQ(text_of(*terms[0], "basis").rfind("LL: link (given)", 0), 0u) << text_of(*terms[0], "basis");
+  EXPECT_EQ(text_of(*terms[1], "basis").rfind("direct: link (given)", 0), 0u) << text_of(*terms[1], "basis");
+  // The fitted terms stand beside them, in their own section.
+  const auto fitted = rows_of(r, "model_fitted", "p2p-sm");
+  ASSERT_EQ(fitted.size(), 2u);
+  for (const Row* row : fitted) EXPECT_NE(text_of(*row, "basis").find("fitted to this run's"), std::string::npos);
+  // Every ring row: the model from link, and its residual beside the fitted model's.
+  for (const Row* row : rows_of(r, "ring", "p2p-sm")) {
+    const bool ll = text_of(*row, "protocol") == "LL";
+    const model::LinkTerms expected = ll ? model::LinkTerms{1e-6, 10e9} : model::LinkTerms{3e-6, 20e9};
+    EXPECT_NEAR(*row->model, 2 * expected.rate_Bps(static_cast<double>(size_of(*row))), 1e-9 * *row->model);
+    EXPECT_EQ(row->model_basis.rfind(ll ? "LL: link" : "direct: link", 0), 0u) << row->model_basis;
+    EXPECT_EQ(text_of(*row, "residual (link)").back(), '%');
+    EXPECT_EQ(text_of(*row, "residual (fitted)").back(), '%');
+  }
+  const Row& latency = *rows_of(r, "latency", "p2p-sm").front();
+  EXPECT_NEAR(*latency.model, 1e-6 + 8 / 10e9, 1e-15);
+  EXPECT_FALSE(any_note(r, "no model from link"));
+}
+
+TEST(Beff, AResultsFileGivesTheModelBeffOneModelPerTransportTheOneFromLink) {
+  emu::EmuBackend backend;
+  BeffConfig c = quick(backend, {Kind::p2p_sm}, {0, 1});
+  Results results;
+  results.workloads.push_back(run(backend, world(), c, peer_store_figures(), Progress("beff", false)));
+  const model::TransportTerms terms = model::transport_terms_from_json(results_to_json(results), "r.json");
+  ASSERT_EQ(terms.transports.size(), 1u);
+  const model::TransportModel& sm = terms.transports.front();
+  ASSERT_EQ(sm.segments.size(), 2u) << "the fitted terms beside it are not read as more segments";
+  EXPECT_NEAR(sm.segments[0].terms.latency_s, 1e-6, 1e-12);
+  EXPECT_NEAR(sm.segments[1].terms.bandwidth_Bps, 20e9, 1);
+}
+
+TEST(Beff, WithoutLinksPeerFlagP2pSmIsFittedAloneAndSaysSo) {
+  emu::EmuBackend backend;
+  std::vector<model::PeerProfile> before_the_flag = peer_store_figures();
+  for (model::PeerProfile& p : before_the_flag) p.flag_one_way_s = 0;  // a profile written before link measured it
+  BeffConfig c = quick(backend, {Kind::p2p_sm}, {0, 1});
+  c.profile_origin = "from the profile old.json";
+  for (const auto& peers : {std::vector<model::PeerProfile>{}, before_the_flag}) {
+    const WorkloadResult r = run(backend, world(), c, peers, Progress("beff", false));
+    EXPECT_TRUE(r.passed());
+    EXPECT_TRUE(any_note(r, "p2p-sm: no model from link")) << (r.notes.empty() ? "" : r.notes.front());
+    EXPECT_TRUE(any_note(r, peers.empty() ? "link measured no peers" : "(from the profile old.json) lack the peer flag"));
+    EXPECT_TRUE(rows_of(r, "model_fitted").empty());
+    for (const Row* row : rows_of(r, "model", "p2p-sm"))
+      EXPECT_NE(text_of(*row, "basis").find("fitted to this run's"), std::string::npos) << text_of(*row, "basis");
+    for (const Row* row : rows_of(r, "ring", "p2p-sm")) {
+      EXPECT_NE(row->model_basis.find("fitted to this run's"), std::string::npos) << row->model_basis;
+      EXPECT_EQ(text_of(*row, "residual (link)"), "-");
+      EXPECT_EQ(text_of(*row, "residual (fitted)").back(), '%');
+    }
+    EXPECT_FALSE(rows_of(r, "latency", "p2p-sm").front()->model.has_value());
+  }
+}
+
+TEST(Beff, LinksPeerFlagPassesOnTwoEmulatedDevicesAndFillsTheProfile) {
+  emu::EmuBackend backend;
+  const link::LinkOutcome out =
+      link::run(backend, backend.describe_machine(), link::LinkConfig::for_peers(backend.capabilities(), {0, 1}),
+                Progress("link", false));
+  const auto flags = rows_of(out.result, "peer_flag");
+  ASSERT_EQ(flags.size(), 1u) << "one row per pair of devices";
+  EXPECT_EQ(flags.front()->check, Check::passed);
+  EXPECT_GT(flags.front()->value(), 0);
+  ASSERT_EQ(out.profile.peers.size(), 2u);
+  for (const model::PeerProfile& p : out.profile.peers) EXPECT_EQ(p.flag_one_way_s, flags.front()->stats().median);
+  const model::MachineProfile again = model::profile_from_json(model::profile_to_json(out.profile), "p.json");
+  EXPECT_EQ(again.peers.front().flag_one_way_s, out.profile.peers.front().flag_one_way_s);
+
+  // beff with those figures: p2p-sm's ring rows carry both residuals; a transport link gives no model for is fitted, and says so.
+  BeffConfig c = quick(backend, {Kind::p2p_sm, Kind::host_staged}, {0, 1});
+  c.profile_origin = "measured in this run";
+  const WorkloadResult r = run(backend, world(), c, out.profile.peers, Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  for (const Row* row : rows_of(r, "ring", "p2p-sm")) {
+    EXPECT_NE(row->model_basis.find("link (measured in this run)"), std::string::npos) << row->model_basis;
+    EXPECT_EQ(text_of(*row, "residual (link)").back(), '%');
+    EXPECT_EQ(text_of(*row, "residual (fitted)").back(), '%');
+  }
+  for (const Row* row : rows_of(r, "ring", "host-staged")) {
+    EXPECT_NE(row->model_basis.find("fitted to this run's"), std::string::npos) << row->model_basis;
+    EXPECT_EQ(text_of(*row, "residual (link)"), "-");
+  }
+  const Row& beff = *rows_of(r, "beff", "p2p-sm").front();
+  EXPECT_EQ(text_of(beff, "residual (link)").back(), '%');
+  EXPECT_EQ(text_of(beff, "residual (fitted)").back(), '%');
+}
+
+TEST(Beff, TheCommandRunsLinkBeforeP2pSmAloneForItsModel) {
+  const std::string path = (std::filesystem::temp_directory_path() / "ferry-beff-p2p-sm.json").string();
+  std::ostringstream out, err;
+  const int code = ferry_main({"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--transport",
+                               "p2p-sm", "--min-time", "100us", "--repetitions", "1", "--json", path},
+                              out, err);
+  ASSERT_EQ(code, 0) << err.str();
+  const auto doc = nlohmann::json::parse(read_file(path));
+  std::filesystem::remove(path);
+  ASSERT_EQ(doc["workloads"].size(), 2u);
+  ASSERT_EQ(doc["workloads"][0]["name"], "link");
+  int flags = 0;
+  for (const auto& row : doc["workloads"][0]["rows"]) flags += row["section"] == "peer_flag";
+  EXPECT_EQ(flags, 1);
+  for (const auto& row : doc["workloads"][1]["rows"]) {
+    if (row["section"] != "ring") continue;
+    EXPECT_EQ(row["params"]["residual (link)"].get<std::string>().back(), '%');
+    EXPECT_EQ(row["params"]["residual (fitted)"].get<std::string>().back(), '%');
+  }
+}
+
+TEST(Beff, APeerFlagAnswerWithoutItsRoundTripsTagIsCounted) {
+  const std::uint64_t answered[] = {7, 8, 9, 10};
+  EXPECT_EQ(link::wrong_peer_flag_answers(answered, 4, 7), 0u);
+  const std::uint64_t one_stale[] = {7, 8, 8, 10};
+  EXPECT_EQ(link::wrong_peer_flag_answers(one_stale, 4, 7), 1u);
+  EXPECT_EQ(link::wrong_peer_flag_answers(answered, 4, 6), 4u) << "answers from another sample's tags";
 }
 
 TEST(Beff, ValidateRefusesWhatCannotRun) {

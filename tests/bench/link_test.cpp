@@ -51,7 +51,7 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   for (const Row& r : out.result.rows) sections.insert(r.section);
   EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "zero_copy_load", "copy_latency", "dispatch", "flag", "copy_queue",
                                              "device_copy", "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
-                                             "ceiling"}));
+                                             "peer_flag", "ceiling"}));
   EXPECT_TRUE(out.result.passed());
   for (const Row& r : out.result.rows) {
     EXPECT_FALSE(r.seconds.empty());

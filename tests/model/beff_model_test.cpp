@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "model/profile.hpp"
 
 namespace ferry::model {
 namespace {
@@ -122,6 +123,56 @@ TEST(BeffModel, AResultsFileSaysWhichOfItsRowsFailedTheirCheck) {
   const TransportTerms edited = transport_terms_from_json(file("FAILED", "", terms), "t.json");
   EXPECT_TRUE(edited.failed_rows.empty());
   EXPECT_FALSE(edited.input_passed());
+}
+
+TEST(BeffModel, P2pSmTermsComeFromLinksPeerFlagAndSmStoresPerProtocol) {
+  PeerProfile peer{.from = 0, .to = 1};
+  peer.flag_one_way_s = 0.6e-6;
+  peer.sm_push_Bps = 714e9;  // both devices' bytes: 357 GB/s each way
+  // LL: its lines are their own flags, one way; 8 data bytes in every 16 stored.
+  const std::optional<LinkTerms> ll = peer_store_terms(peer, "LL");
+  ASSERT_TRUE(ll.has_value());
+  EXPECT_DOUBLE_EQ(ll->latency_s, 0.6e-6);
+  EXPECT_DOUBLE_EQ(ll->bandwidth_Bps, 178.5e9);
+  // direct: the release's round trip after the stores, then the flag one way; data alone.
+  const std::optional<LinkTerms> direct = peer_store_terms(peer, "direct");
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_DOUBLE_EQ(direct->latency_s, 1.8e-6);
+  EXPECT_DOUBLE_EQ(direct->bandwidth_Bps, 357e9);
+  EXPECT_FALSE(peer_store_terms(peer, "copy engine").has_value());
+  PeerProfile before_the_flag = peer;
+  before_the_flag.flag_one_way_s = 0;
+  EXPECT_FALSE(peer_store_terms(before_the_flag, "LL").has_value());
+  PeerProfile no_stores = peer;
+  no_stores.sm_push_Bps = 0;
+  EXPECT_FALSE(peer_store_terms(no_stores, "direct").has_value());
+}
+
+TEST(BeffModel, TheSlowestHopSetsBothTermsAndAHopWithoutFiguresGivesNone) {
+  PeerProfile there{.from = 0, .to = 1}, back{.from = 1, .to = 0};
+  there.flag_one_way_s = 1e-6, there.sm_push_Bps = 80e9;
+  back.flag_one_way_s = 2e-6, back.sm_push_Bps = 100e9;
+  const auto ll = [](const PeerProfile& p) { return peer_store_terms(p, "LL"); };
+  const std::optional<LinkTerms> slowest = slowest_hop({there, back}, {{0, 1}, {1, 0}}, ll);
+  ASSERT_TRUE(slowest.has_value());
+  EXPECT_DOUBLE_EQ(slowest->latency_s, 2e-6);         // the way back's flag
+  EXPECT_DOUBLE_EQ(slowest->bandwidth_Bps, 80e9 / 4);  // the way there's stores
+  EXPECT_FALSE(slowest_hop({there, back}, {{0, 1}, {1, 2}}, ll).has_value()) << "no figures for 1 -> 2";
+}
+
+TEST(BeffModel, AProfileKeepsThePeerFlagAndOneWrittenBeforeItReadsAsNotMeasured) {
+  MachineProfile profile;
+  profile.backend = "emu";
+  PeerProfile peer{.from = 0, .to = 1, .direct_access = true, .copy_Bps = 1e9, .latency_s = 1e-5};
+  peer.flag_one_way_s = 7.5e-7;
+  profile.peers.push_back(peer);
+  const std::string text = profile_to_json(profile);
+  EXPECT_DOUBLE_EQ(profile_from_json(text, "p.json").peers.front().flag_one_way_s, 7.5e-7);
+  std::string older = text;
+  const std::size_t at = older.find("\"flag_one_way_s\"");
+  ASSERT_NE(at, std::string::npos);
+  older.replace(at, std::string("\"flag_one_way_s\"").size(), "\"unknown_field\"");
+  EXPECT_EQ(profile_from_json(older, "old.json").peers.front().flag_one_way_s, 0);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ struct BeffConfig {
   std::uint64_t corrupt_bytes = 0;     // test hook: one byte of one message of this size arrives wrong
   int exit_rank = -1;                  // test hook: this rank exits, without a word to the others, ...
   std::uint64_t exit_bytes = 0;        // ... as it starts measuring this size
-  std::string profile_origin;          // where the p2p-ce model's peer figures came from
+  std::string profile_origin;          // where the p2p-ce and p2p-sm models' peer figures came from
 
   // Without options: 10 repetitions of at least 5 ms (as HPCC runs); fewer and shorter on the emulator and with --quick.
   static BeffConfig defaults(const Capabilities& capabilities, bool quick);
@@ -60,8 +60,8 @@ void validate(Backend& backend, const BeffConfig& config);
 
 // Runs every transport on the ring of this process's devices (and every
 // rank's, under mpirun). `link_peers`: the peer figures link measured, for
-// p2p-ce's model (empty: that model is fitted like the others). The result is
-// complete on rank 0; other ranks get only their share.
+// p2p-ce's and p2p-sm's models (empty: those are fitted like the others). The
+// result is complete on rank 0; other ranks get only their share.
 // The steps run() takes when every transport can run, each with its work,
 // before anything is allocated; run() drops the steps of those that cannot.
 Plan plan_run(const BeffConfig& config, int participants);

@@ -1,6 +1,9 @@
 // Rank 0 turns every transport's record into rows: the seed's table per
 // transport (the ring's b(L) with the model beside it), every participant's
 // samples, the ping-pong latency, the model's terms and the transports side by side.
+// A transport's model comes from link's figures where they give one (p2p-ce,
+// p2p-sm); it is also fitted to the run's own sizes, and every ring row gives
+// its residual against each.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,14 +68,14 @@ class ResultBuilder {
         result_.skipped.push_back(fmt::format("{}: {}", to_string(record.kind), record.skipped));
         continue;
       }
-      const model::TransportModel model = model_of(record);
-      add_model_terms(record, model);
-      add_ping_pong(record, model);
+      const TransportModels models = models_of(record);
+      add_model_terms(record, models);
+      add_ping_pong(record, models);
       for (const SizeRecord& size : record.sizes) {
-        add_ring_row(record, size, model);
-        add_participant_rows(record, size, model);
+        add_ring_row(record, size, models);
+        add_participant_rows(record, size, models.shown());
       }
-      add_beff_row(record, model);
+      add_beff_row(record, models);
     }
     finish();
     return std::move(result_);
@@ -101,53 +104,36 @@ class ResultBuilder {
         {"latency", fmt::format("One-way latency: {} ping-pong between devices 0 and 1, half a round trip, median "
                                 "over repetitions of (time / exchanges)",
                                 format_bytes(config_.latency_bytes))},
-        {"model", "Model terms per transport: b(L) = L / (t_lat + L / B) per device, for the sizes up to each row's"},
+        {"model", "Model terms per transport: b(L) = L / (t_lat + L / B) per device, for the sizes up to each row's; "
+                  "from link where the basis says so, else fitted through this run's own smallest size (8 B where "
+                  "it ran) and largest per protocol, which the model then matches by construction"},
+        {"model_fitted", "Fitted terms beside a model from link: through this run's own smallest size (8 B where it "
+                         "ran) and largest per protocol; the ring's residual (fitted) is against these"},
         {"exchange", "b(L) per device: every participant's own time", false},
     };
   }
 
-  // p2p-ce from link's peer figures where this run (or --profile) has them;
-  // every other transport fitted to its own smallest and largest sizes.
-  model::TransportModel model_of(const TransportRecord& record) const {
-    const std::string name(to_string(record.kind));
-    if (record.kind == Kind::p2p_ce) {
-      if (auto from_link = p2p_ce_from_link()) return {name, {*from_link}};
-    }
+  TransportModels models_of(const TransportRecord& record) {
     std::vector<model::MeasuredSize> measured;
     for (const SizeRecord& size : record.sizes) measured.push_back({size.bytes, best_exchange_s(size), size.protocol});
-    return model::fit_transport(name, measured, config_.latency_bytes);
+    TransportModels models = transport_models(record.kind, measured, config_, members_, link_peers_);
+    if (!models.no_link_model.empty())
+      result_.notes.push_back(fmt::format("{}: no model from link ({}), so its model is fitted to this run's smallest "
+                                          "and largest sizes alone and matches them by construction",
+                                          to_string(record.kind), models.no_link_model));
+    return models;
   }
 
-  // model::copy_engine_terms for both directions of every hop of the ring,
-  // the slowest. Nothing when link has no such figures.
-  std::optional<model::ModelSegment> p2p_ce_from_link() const {
-    std::optional<model::LinkTerms> slowest;
-    for (int p = 0; p < n_; ++p) {
-      const int a = members_[p].device, b = members_[(p + 1) % n_].device;
-      for (const std::pair<int, int>& hop_pair : {std::pair{a, b}, std::pair{b, a}}) {
-        const auto peer = std::find_if(link_peers_.begin(), link_peers_.end(), [&](const model::PeerProfile& x) {
-          return x.from == hop_pair.first && x.to == hop_pair.second;
-        });
-        const std::optional<model::LinkTerms> hop =
-            peer == link_peers_.end() ? std::nullopt : model::copy_engine_terms(*peer);
-        if (!hop) return std::nullopt;
-        if (!slowest) slowest = hop;
-        slowest->latency_s = std::max(slowest->latency_s, hop->latency_s);
-        slowest->bandwidth_Bps = std::min(slowest->bandwidth_Bps, hop->bandwidth_Bps);
-      }
-    }
-    if (!slowest) return std::nullopt;
-    model::ModelSegment segment;
-    segment.up_to_bytes = config_.sizes().back();
-    segment.terms = *slowest;
-    segment.basis = fmt::format("link ({}): 8 B copy one way, 2 MiB copies both ways at once", config_.profile_origin);
-    return segment;
+  void add_model_terms(const TransportRecord& record, const TransportModels& models) {
+    add_model_terms(record, models.shown(), "model");
+    // Beside a model from link only: `ferry model beff --profile` reads the "model" rows, one model per transport.
+    if (models.from_link) add_model_terms(record, models.fitted, "model_fitted");
   }
 
-  void add_model_terms(const TransportRecord& record, const model::TransportModel& model) {
+  void add_model_terms(const TransportRecord& record, const model::TransportModel& model, const std::string& section) {
     for (const model::ModelSegment& s : model.segments) {
       Row row;
-      row.section = "model";
+      row.section = section;
       row.params = {{"transport", std::string(to_string(record.kind))},
                     {"up to bytes", as_param(s.up_to_bytes)},
                     {"B GB/s", to_GBps(s.terms.bandwidth_Bps)},
@@ -159,7 +145,7 @@ class ResultBuilder {
     }
   }
 
-  void add_ping_pong(const TransportRecord& record, const model::TransportModel& model) {
+  void add_ping_pong(const TransportRecord& record, const TransportModels& models) {
     const SizeRecord& pp = record.ping_pong;
     if (pp.participants.empty()) return;
     Row row;
@@ -174,15 +160,16 @@ class ResultBuilder {
     for (double s : pp.participants.front().seconds) one_way.push_back(s / static_cast<double>(pp.exchanges));
     row.set_samples(std::move(one_way));
     row.check = check_of(wrong_words(pp));
-    if (record.kind == Kind::p2p_ce && model.segments.front().basis.starts_with("link")) {
-      row.model = model.segment_for(pp.bytes).terms.exchange_seconds(static_cast<double>(pp.bytes));
-      row.model_basis = "link: peer copy latency (events)";
+    if (models.from_link) {
+      row.model = models.from_link->segment_for(pp.bytes).terms.exchange_seconds(static_cast<double>(pp.bytes));
+      row.model_basis = models.latency_basis;
     }
     latency_us_[record.kind] = to_us(row.value());
     result_.rows.push_back(std::move(row));
   }
 
-  void add_ring_row(const TransportRecord& record, const SizeRecord& size, const model::TransportModel& model) {
+  void add_ring_row(const TransportRecord& record, const SizeRecord& size, const TransportModels& models) {
+    const model::TransportModel& model = models.shown();
     const double moved = static_cast<double>(n_) * static_cast<double>(size.bytes) * static_cast<double>(size.exchanges);
     const std::vector<double> slowest = slowest_per_repetition(size);
     Row row;
@@ -200,8 +187,11 @@ class ResultBuilder {
     row.model_basis = model.segment_for(size.bytes).basis;
     row.check = check_of(wrong_words(size));
     if (row.check == Check::failed) row.note = fmt::format("{} wrong 8-byte words", wrong_words(size));
-    row.params.push_back({"residual", percent(row.value() / *row.model)});
-    ring_[record.kind].push_back({size.bytes, row.value(), *row.model, row.check});
+    const std::optional<double> link_Bps = models.link_rate_Bps(size.bytes);
+    const double fitted = n_ * models.fitted.rate_Bps(size.bytes);
+    row.params.push_back({"residual (link)", link_Bps ? percent(row.value() / (n_ * *link_Bps)) : "-"});
+    row.params.push_back({"residual (fitted)", percent(row.value() / fitted)});
+    ring_[record.kind].push_back({size.bytes, row.value(), *row.model, fitted, row.check});
     result_.rows.push_back(std::move(row));
   }
 
@@ -228,9 +218,10 @@ class ResultBuilder {
     }
   }
 
-  void add_beff_row(const TransportRecord& record, const model::TransportModel& model) {
+  void add_beff_row(const TransportRecord& record, const TransportModels& models) {
+    const model::TransportModel& model = models.shown();
     const auto& ring = ring_[record.kind];
-    double sum = 0, model_sum = 0;
+    double sum = 0, model_sum = 0, fitted_sum = 0;
     int counted = 0;
     bool all_passed = record.ping_pong.participants.empty() || wrong_words(record.ping_pong) == 0;
     for (const RingPoint& p : ring) {
@@ -238,6 +229,7 @@ class ResultBuilder {
       if (!in_definition(p.bytes)) continue;
       sum += p.rate;
       model_sum += p.model;
+      fitted_sum += p.fitted;
       ++counted;
     }
     Row row;
@@ -245,7 +237,9 @@ class ResultBuilder {
     row.metric = Metric::rate;
     row.derived = sum / counted;
     row.model = model_sum / counted;
-    row.model_basis = model.segments.size() == 1 ? model.segments.front().basis : "per protocol: see the model table";
+    row.model_basis = model.segments.size() == 1 ? model.segments.front().basis
+                      : models.from_link          ? "link, per protocol: see the model table"
+                                                  : "fitted per protocol: see the model table";
     row.check = all_passed ? Check::passed : Check::failed;
     const RingPoint& largest = ring.back();
     row.params = {{"transport", std::string(to_string(record.kind))},
@@ -254,8 +248,11 @@ class ResultBuilder {
                   {"one-way us", latency_us_.contains(record.kind) ? fmt::format("{:.2f}", latency_us_[record.kind]) : "-"},
                   {"largest bytes", as_param(largest.bytes)},
                   {"b(largest) per device GB/s", to_GBps(largest.rate / n_)},
-                  {"residual", percent(*row.derived / *row.model)}};
+                  {"residual (link)", models.from_link ? percent(*row.derived / *row.model) : "-"},
+                  {"residual (fitted)", percent(*row.derived / (fitted_sum / counted))}};
     beff_[record.kind] = *row.derived;
+    beff_fitted_[record.kind] = fitted_sum / counted;
+    beff_from_link_[record.kind] = models.from_link.has_value();
     beff_row_[record.kind] = result_.rows.size();
     result_.rows.push_back(std::move(row));
   }
@@ -267,13 +264,18 @@ class ResultBuilder {
       Params& params = result_.rows[at].params;
       params.insert(params.begin() + 3, {"vs best", fmt::format("{:.2f}x", beff_[kind] / best->second)});
     }
-    for (const Row& row : result_.rows) {
-      if (row.section != "beff") continue;
-      result_.notes.push_back(fmt::format("{}: b_eff = {:.4g} GB/s per device, {:.4g} GB/s for the ring of {}; model {:.4g} "
-                                          "GB/s per device (residual {})",
-                                          std::get<std::string>(row.params.front().second), to_GBps(row.value()) / n_,
-                                          to_GBps(row.value()), n_, to_GBps(*row.model) / n_,
-                                          percent(row.value() / *row.model)));
+    for (const auto& [kind, at] : beff_row_) {
+      const Row& row = result_.rows[at];
+      const bool from_link = beff_from_link_[kind];
+      const double fitted = beff_fitted_[kind];
+      const std::string models =
+          from_link ? fmt::format("model from link {:.4g} GB/s per device (residual {}), fitted {:.4g} (residual {})",
+                                  to_GBps(*row.model) / n_, percent(row.value() / *row.model), to_GBps(fitted) / n_,
+                                  percent(row.value() / fitted))
+                    : fmt::format("model fitted to this run's sizes {:.4g} GB/s per device (residual {})",
+                                  to_GBps(fitted) / n_, percent(row.value() / fitted));
+      result_.notes.push_back(fmt::format("{}: b_eff = {:.4g} GB/s per device, {:.4g} GB/s for the ring of {}; {}",
+                                          to_string(kind), to_GBps(row.value()) / n_, to_GBps(row.value()), n_, models));
     }
     if (beff_.contains(Kind::nccl) && best->first != Kind::nccl)
       result_.notes.push_back(fmt::format("best transport {}: b_eff {:.2f}x nccl's, same run, same sizes",
@@ -312,7 +314,7 @@ class ResultBuilder {
 
   struct RingPoint {
     std::uint64_t bytes;
-    double rate, model;
+    double rate, model, fitted;
     Check check;
   };
 
@@ -323,6 +325,8 @@ class ResultBuilder {
   WorkloadResult result_;
   std::map<Kind, std::vector<RingPoint>> ring_;
   std::map<Kind, double> beff_;
+  std::map<Kind, double> beff_fitted_;
+  std::map<Kind, bool> beff_from_link_;
   std::map<Kind, std::size_t> beff_row_;
   std::map<Kind, double> latency_us_;
 };

@@ -180,6 +180,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
       {"peer_bidirectional", "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
       {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
+      {"peer_flag", "Peer flags: a kernel on one device stores a tag into the other's memory, the kernel there answers into the first's, round trips timed by the first kernel's clock; one way = half a round trip"},
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };
 
@@ -206,6 +207,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
     add_ceilings(run, device);
   }
   measure_peers(run);
+  measure_peer_flags(run);
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every byte is checked as on a GPU, but the timings are CPU timings");
   return std::move(run.outcome);

@@ -128,6 +128,7 @@ Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
   if (config.per_device)
     for (int device : config.devices) planner.device(device, features(device), resident_teams);
   planner.peers();
+  plan_peer_flags(config, planner.plan);
   return planner.plan;
 }
 

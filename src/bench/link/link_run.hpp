@@ -39,6 +39,9 @@ void measure_zero_copy_under_load(LinkRun& run, int device);
 void add_ceilings(LinkRun& run, int device);
 void measure_device_copy(LinkRun& run, int device);
 void measure_peers(LinkRun& run);
+// link_peer_flag.cpp: a kernel-to-kernel flag ping-pong between each pair of devices, and its plan.
+void measure_peer_flags(LinkRun& run);
+void plan_peer_flags(const LinkConfig& config, Plan& plan);
 
 inline Row make_row(std::string section, Params params, Metric metric, const Measurement& m, double bytes_per_sample = 0) {
   Row row;
