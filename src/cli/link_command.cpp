@@ -76,8 +76,8 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   if (!o.sizes.empty()) parse_byte_range(o.sizes);
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const link::LinkConfig config = make_config(*backend, o);
+  link::validate(*backend, config);
   if (o.run.dry_run) {
-    link::validate(*backend, config);
     const Machine machine = backend->describe_machine();
     return print_dry_run(machine, {{"link", link::plan_run(*backend, config)}},
                          dry_run_pace(machine, nullptr, config.devices.front()), out);

@@ -222,8 +222,9 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
       {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
       {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
-      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round "
-               "trip; and one thread's dependent reads of mapped memory, events, per read"},
+      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
+               "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
+               "checked; and one thread's dependent reads of mapped memory, events, per read"},
       {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
                          "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
                          "memory (a doorbell poll's round trip), device clock"},
