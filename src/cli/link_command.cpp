@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "backend/select.hpp"
@@ -9,6 +10,7 @@
 #include "cli/dry_run.hpp"
 #include "cli/run_options.hpp"
 #include "core/atomic_file.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
@@ -65,6 +67,7 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
   if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
   if (!o.kernels.empty()) c.kernels_per_sample = parse_positive_int(o.kernels, "--kernels");
   if (!o.round_trips.empty()) c.flag_round_trips = parse_positive_int(o.round_trips, "--round-trips");
+  if (const char* section = std::getenv(corrupt_output_variable)) c.corrupt_section = section;  // link::validate checks it
   return c;
 }
 
@@ -73,8 +76,8 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   if (!o.sizes.empty()) parse_byte_range(o.sizes);
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const link::LinkConfig config = make_config(*backend, o);
+  link::validate(*backend, config);
   if (o.run.dry_run) {
-    link::validate(*backend, config);
     const Machine machine = backend->describe_machine();
     return print_dry_run(machine, {{"link", link::plan_run(*backend, config)}},
                          dry_run_pace(machine, nullptr, config.devices.front()), out);

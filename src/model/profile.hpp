@@ -55,6 +55,9 @@ struct DeviceProfile {
   double cluster_barrier_s = 0;         // one barrier of a thread-block cluster, as many teams as a cluster holds
   double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns
   double flag_round_trip_s = 0;         // host doorbell -> persistent kernel echo seen by the host
+  // The same echo behind a system-scope release fence: what a flag that
+  // publishes data (written before it) pays per round trip.
+  double flag_round_trip_release_s = 0;
   // One launch of a graph that copies a word in, runs a kernel on it, copies it
   // out and raises a flag in mapped memory -> the flag seen by the host: the
   // fixed cost of a chunk through stream's graph design.

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
 #include "bench/plan_texts.hpp"
+#include "cli/run_ferry.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 
 namespace ferry::link {
@@ -68,12 +71,30 @@ TEST(Link, TheSweepCoversEveryMemoryKindDirectionAndSize) {
   EXPECT_EQ(bandwidth_rows, static_cast<long>(3 * 3 * config.sweep_bytes.size()));
 }
 
-TEST(Link, FlagRoundTripsAreEachASample) {
+// The row whose "what" is `what`, or null.
+const Row* row_doing(const WorkloadResult& result, const std::string& what) {
+  for (const Row& r : result.rows)
+    for (const auto& [key, value] : r.params)
+      if (key == "what" && std::get<std::string>(value) == what) return &r;
+  return nullptr;
+}
+
+TEST(Link, ThePlainEchoAndTheEchoBehindAReleaseFenceAreEachVerifiedAndInTheProfile) {
   emu::EmuBackend backend;
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
-  const auto flag = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) { return r.section == "flag"; });
-  ASSERT_NE(flag, out.result.rows.end());
-  EXPECT_EQ(flag->seconds.size(), 500u);
+  const Row* plain = row_doing(out.result, "doorbell -> echo seen by the host");
+  const Row* fenced = row_doing(out.result, "doorbell -> echo behind a system release fence");
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(fenced, nullptr);
+  for (const Row* echo : {plain, fenced}) {
+    EXPECT_EQ(echo->section, "flag");
+    EXPECT_EQ(echo->check, Check::passed);
+    EXPECT_EQ(echo->seconds.size(), 500u) << "a sample per round trip";
+    EXPECT_NE(echo->note.find("every echo matched its sequence number"), std::string::npos) << echo->note;
+  }
+  EXPECT_NE(fenced->note.find(" us over the plain echo: the fence"), std::string::npos) << fenced->note;
+  EXPECT_DOUBLE_EQ(out.profile.device(0).flag_round_trip_s, plain->stats().median);
+  EXPECT_DOUBLE_EQ(out.profile.device(0).flag_round_trip_release_s, fenced->stats().median);
 }
 
 TEST(Link, TheGraphRoundTripIsASampleForEveryLaunchWhoseWordCameBack) {
@@ -100,7 +121,8 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
                    d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
                    d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s,
-                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s})
+                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s,
+                   d.flag_round_trip_release_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
   EXPECT_EQ(d.dependent_programmatic_graph_per_kernel_s, 0);
@@ -183,6 +205,87 @@ TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   ASSERT_FALSE(out.result.skipped.empty());
   EXPECT_NE(out.result.skipped.back().find("needs 2 devices"), std::string::npos);
+}
+
+// The rows of a run whose check FAILED; every other row PASSED or has no check.
+std::vector<const Row*> failed_rows(const WorkloadResult& result) {
+  std::vector<const Row*> failed;
+  for (const Row& r : result.rows)
+    if (r.check == Check::failed) failed.push_back(&r);
+  return failed;
+}
+
+LinkOutcome run_corrupting(const std::string& section, LinkConfig config) {
+  emu::EmuBackend backend;
+  config.corrupt_section = section;
+  return run(backend, backend.describe_machine(), config, Progress("link", false));
+}
+
+TEST(Link, ACopyCorruptedAfterItArrivedFailsItsRowAndTheCeilingTakenFromItAlone) {
+  emu::EmuBackend backend;
+  LinkConfig config = quick_config(backend);
+  config.sweep_bytes = {65536};  // one size: the pinned h2d ceiling is that row's
+  const LinkOutcome out = run_corrupting("bandwidth", config);
+  EXPECT_FALSE(out.result.passed());
+  const auto first = std::find_if(out.result.rows.begin(), out.result.rows.end(),
+                                  [](const Row& r) { return r.section == "bandwidth"; });
+  ASSERT_NE(first, out.result.rows.end());
+  const std::vector<const Row*> failed = failed_rows(out.result);
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0], &*first) << "the first bandwidth row: pinned, h2d";
+  EXPECT_EQ(failed[1]->section, "ceiling");
+  EXPECT_EQ(failed[1]->seconds, first->seconds) << "the ceiling is that row's figure, and its check";
+}
+
+TEST(Link, AWrongEchoFailsThePlainEchosRowAloneAndIsCounted) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run_corrupting("flag", quick_config(backend));
+  EXPECT_FALSE(out.result.passed());
+  const std::vector<const Row*> failed = failed_rows(out.result);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], row_doing(out.result, "doorbell -> echo seen by the host"));
+  EXPECT_EQ(failed[0]->note, "1 of 600 echoes carried a wrong number") << "100 warm-up round trips and 500 timed";
+  EXPECT_EQ(failed[0]->seconds.size(), 500u) << "the run went on after the wrong echo";
+}
+
+TEST(Link, AWrongWordAtAChainsEndFailsThatChainsRowAlone) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run_corrupting("dispatch", quick_config(backend));
+  EXPECT_FALSE(out.result.passed());
+  const std::vector<const Row*> failed = failed_rows(out.result);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], row_doing(out.result, "graph replay, dependent kernels of 128 KiB, per kernel"));
+}
+
+// `ferry run link --quick` on the emulator with the hook set to `value`.
+Outcome run_link_corrupting(const char* value) {
+  ::setenv(corrupt_output_variable, value, 1);
+  Outcome o = ferry({"run", "link", "--backend", "emu", "--quick", "-q"});
+  ::unsetenv(corrupt_output_variable);
+  return o;
+}
+
+TEST(Link, TheCommandExitsOneWhenACopyAFlagEchoOrAChainIsCorrupted) {
+  for (const char* section : {"bandwidth", "flag", "dispatch"}) {
+    const Outcome o = run_link_corrupting(section);
+    EXPECT_EQ(o.code, 1) << section << ": " << o.err;
+    EXPECT_NE(o.out.find("link: FAILED"), std::string::npos) << section;
+  }
+}
+
+TEST(Link, TheHookRefusesWhatNamesNoCheckedSectionOfTheRun) {
+  Outcome o = run_link_corrupting("ceiling");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("FERRY_FAULT_CORRUPT_OUTPUT='ceiling' names no checked section of link's table: choose one of "
+                       "copy_latency, dispatch, flag, bandwidth"),
+            std::string::npos)
+      << o.err;
+  o = run_link_corrupting("peer_bandwidth");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("FERRY_FAULT_CORRUPT_OUTPUT='peer_bandwidth': this run measures no peer_bandwidth rows: they "
+                       "need 2 devices"),
+            std::string::npos)
+      << o.err;
 }
 
 TEST(Link, BadConfigsAreUsageErrors) {

@@ -36,13 +36,14 @@ TEST(Profile, RoundTripsThroughJson) {
   p.backend = "cuda";
   p.gpu_timings = true;
   p.devices.push_back({.device = 0, .name = "H100", .h2d_Bps = 54.8e9, .flag_round_trip_s = 3e-6,
-                       .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}},
+                       .flag_round_trip_release_s = 3.7e-6, .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}},
                        .zero_copy_under_load = {{16, 40e9, 12e-6}}});
   p.peers.push_back({.from = 0, .to = 1, .direct_access = true, .copy_Bps = 3e11, .latency_s = 1e-5});
   const MachineProfile q = profile_from_json(profile_to_json(p), "test");
   EXPECT_EQ(q.backend, "cuda");
   EXPECT_DOUBLE_EQ(q.device(0).h2d_Bps, 54.8e9);
   EXPECT_DOUBLE_EQ(q.device(0).flag_round_trip_s, 3e-6);
+  EXPECT_DOUBLE_EQ(q.device(0).flag_round_trip_release_s, 3.7e-6);
   ASSERT_EQ(q.device(0).queued_both_ways.size(), 2u);
   EXPECT_DOUBLE_EQ(q.device(0).queued_both_ways[1].seconds, 24e-6);
   ASSERT_EQ(q.device(0).zero_copy_under_load.size(), 1u);
@@ -92,13 +93,15 @@ TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   p.backend = "cuda";
   p.devices.push_back({.device = 0, .h2d_Bps = 1e9});
   std::string text = profile_to_json(p);
-  for (const char* key : {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\""}) {
+  for (const char* key : {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\"",
+                          "\"flag_round_trip_release_s\""}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.replace(at, std::string(key).size(), "\"older_field\"");
   }
   const MachineProfile q = profile_from_json(text, "old.json");
   EXPECT_EQ(q.device(0).zero_copy_both_Bps, 0) << "not measured";
+  EXPECT_EQ(q.device(0).flag_round_trip_release_s, 0);
   EXPECT_TRUE(q.device(0).queued_h2d.empty());
 }
 

@@ -20,6 +20,7 @@ Measurement repeat_trial(const Repeat& repeat, const AnyTrial& trial, TimeOne ti
     const double seconds = time_one();
     m.seconds.push_back(seconds);
     measured += seconds;
+    if (trial.corrupt && m.seconds.size() == 1) trial.corrupt();
     if (trial.check) all_passed = trial.check() && all_passed;
   }
   m.check = !trial.check ? Check::not_applicable : all_passed ? Check::passed : Check::failed;

@@ -20,6 +20,7 @@ struct Trial {
   std::function<void()> prepare = {};       // before each sample, untimed: poison the outputs
   std::function<void(Stream&)> enqueue = {}; // the timed work
   std::function<bool()> check = {};       // after each sample, untimed: did every byte arrive? (may be empty)
+  std::function<void()> corrupt = {};     // test hook: once, after the first timed sample's work and before its check
 };
 
 struct Measurement {
@@ -38,6 +39,7 @@ struct HostTrial {
   std::function<void()> prepare = {};
   std::function<void()> work = {};
   std::function<bool()> check = {};
+  std::function<void()> corrupt = {};
 };
 Measurement time_host_work(const Repeat& repeat, const HostTrial& trial);
 
@@ -48,6 +50,7 @@ struct CustomTrial {
   std::function<void()> prepare = {};
   std::function<double()> time_one = {};
   std::function<bool()> check = {};
+  std::function<void()> corrupt = {};
 };
 Measurement time_custom(const Repeat& repeat, const CustomTrial& trial);
 

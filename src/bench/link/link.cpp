@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bench/link/link_run.hpp"
+#include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
@@ -84,12 +85,48 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
   return c;
 }
 
+const std::vector<std::string> checked_sections = {
+    "copy_latency", "dispatch",     "flag",           "bandwidth",    "zero_copy",          "zero_copy_load",
+    "copy_queue",   "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm"};
+
+namespace {
+
+// Why a run of `c` measures no checked row of `section`; empty when it does.
+std::string unmeasured(const LinkConfig& c, const Capabilities& capabilities, const std::string& section) {
+  if (section.starts_with("peer_")) return c.devices.size() < 2 ? "they need 2 devices (--devices 0,1)" : "";
+  if (!c.per_device) return "this run measures peers alone";
+  if (section == "copy_latency" && c.latency_bytes.empty()) return "no latency size is selected";
+  if (section == "dispatch" && !capabilities.graphs) return "its checked rows replay graphs, which the backend has not";
+  if ((section == "flag" || section.starts_with("zero_copy")) && !capabilities.mapped_memory)
+    return "the backend cannot map host memory into a device";
+  if (section == "zero_copy" && std::none_of(c.sweep_bytes.begin(), c.sweep_bytes.end(),
+                                             [](std::uint64_t b) { return b % 16 == 0; }))
+    return "no size of the sweep is a multiple of 16 bytes";
+  if (section == "zero_copy_load" && c.loaded_teams.empty()) return "no team count is selected";
+  if (section == "copy_queue" && c.queued_copy_bytes.empty()) return "no queued copy size is selected";
+  return "";
+}
+
+void validate_corruption(const LinkConfig& c, const Capabilities& capabilities) {
+  if (c.corrupt_section.empty()) return;
+  if (std::find(checked_sections.begin(), checked_sections.end(), c.corrupt_section) == checked_sections.end())
+    throw UsageError(fmt::format("{}='{}' names no checked section of link's table: choose one of {}",
+                                 corrupt_output_variable, c.corrupt_section,
+                                 join(checked_sections, ", ", [](const std::string& s) { return s; })));
+  if (const std::string why = unmeasured(c, capabilities, c.corrupt_section); !why.empty())
+    throw UsageError(fmt::format("{}='{}': this run measures no {} rows: {}", corrupt_output_variable,
+                                 c.corrupt_section, c.corrupt_section, why));
+}
+
+}  // namespace
+
 void validate(Backend& backend, const LinkConfig& config) {
   if (config.devices.empty()) throw UsageError("no device selected");
   if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
     throw UsageError("a device is listed twice in --devices");
   if (config.sweep_bytes.empty()) throw UsageError("the size sweep is empty");
   if (config.host_memory.empty()) throw UsageError("no host memory kind selected");
+  validate_corruption(config, backend.capabilities());
 
   const std::uint64_t largest = config.sweep_bytes.back();
   for (std::uint64_t bytes : config.queued_copy_bytes)
@@ -126,6 +163,23 @@ double LinkRun::pcie_Bps(int device) const {
 std::string LinkRun::pcie_basis(int device) const {
   const PcieLink& p = gpu(device).pcie;
   return model::pcie_name(p.max_generation, p.max_width);
+}
+
+bool LinkRun::corrupts(std::string_view section) {
+  if (corrupted || section != config.corrupt_section) return false;
+  corrupted = true;
+  return true;
+}
+
+void LinkRun::corrupt_word(Stream& stream, Buffer& buffer, std::size_t word) {
+  std::byte* at = buffer.data() + word * sizeof(std::uint64_t);
+  const std::size_t bytes = std::min(sizeof(std::uint64_t), buffer.bytes() - word * sizeof(std::uint64_t));
+  if (buffer.host_visible()) {
+    poison_on_host(at, bytes);
+    return;
+  }
+  stream.fill(at, poison_byte, bytes);
+  stream.synchronize();
 }
 
 void LinkRun::skip(std::string why) {
@@ -168,8 +222,9 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
       {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
       {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
-      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it, host clock per round "
-               "trip; and one thread's dependent reads of mapped memory, events, per read"},
+      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
+               "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
+               "checked; and one thread's dependent reads of mapped memory, events, per read"},
       {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
                          "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
                          "memory (a doorbell poll's round trip), device clock"},

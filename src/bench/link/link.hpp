@@ -2,6 +2,7 @@
 // `ferry run link`: the machine's ceilings, which every other model builds on.
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -34,6 +35,9 @@ struct LinkConfig {
   Repeat latency_repeat;
   Repeat dispatch_repeat;
   bool per_device = true;                       // false: the peer figures alone
+  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the first
+  // checked row of this section checks wrong data in its first timed sample.
+  std::string corrupt_section;
 
   // What a run does without options: large sweeps on a GPU, smaller ones on
   // the emulator (its copies are CPU memcpy), smaller again with --quick.
@@ -52,8 +56,12 @@ struct LinkOutcome {
   model::MachineProfile profile;
 };
 
+// The sections of link's table whose rows are checked: what corrupt_section may name.
+extern const std::vector<std::string> checked_sections;
+
 // Throws UsageError when the config asks for what the backend cannot give
-// (a device that does not exist, more memory than a device has free).
+// (a device that does not exist, more memory than a device has free), or
+// corrupt_section names no checked section this run measures.
 void validate(Backend& backend, const LinkConfig& config);
 
 // The steps run() takes, each with its work, before anything is allocated.

@@ -7,6 +7,7 @@
 #include "bench/common/verify.hpp"
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
+#include "core/check.hpp"
 #include "core/clock.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -17,15 +18,26 @@ namespace {
 constexpr double poll_timeout_s = 5.0;
 constexpr std::uint64_t kernel_timeout_ns = 10'000'000'000ull;
 
-// Spins until *flag == value; throws after the poll timeout, naming what it waited for.
-void await_value(const std::uint64_t* flag, std::uint64_t value, const char* what) {
+// Spins until `done` holds for *flag and returns what it holds; throws when
+// the kernel gave up or after the poll timeout, naming what it waited for.
+template <class Done>
+std::uint64_t await_flag(const std::uint64_t* flag, const char* what, Done done) {
   const auto start = HostClock::now();
-  while (load_acquire_system(flag) != value) {
-    if (load_acquire_system(flag) == kernel_timed_out)
-      throw RuntimeFailure(fmt::format("{}: the kernel gave up waiting for the host", what));
+  for (;;) {
+    const std::uint64_t value = load_acquire_system(flag);
+    if (value == kernel_timed_out) throw RuntimeFailure(fmt::format("{}: the kernel gave up waiting for the host", what));
+    if (done(value)) return value;
     if (seconds_between(start, HostClock::now()) > poll_timeout_s)
       throw RuntimeFailure(fmt::format("{}: no answer from the kernel within {} s", what, poll_timeout_s));
   }
+}
+
+void await_value(const std::uint64_t* flag, std::uint64_t value, const char* what) {
+  await_flag(flag, what, [value](std::uint64_t v) { return v == value; });
+}
+
+std::uint64_t await_change(const std::uint64_t* flag, std::uint64_t previous, const char* what) {
+  return await_flag(flag, what, [previous](std::uint64_t v) { return v != previous; });
 }
 
 Row dispatch_row(std::string what, int device, int kernels, const Measurement& m, double divide_by = 1) {
@@ -77,8 +89,11 @@ Row time_dependent_replay(LinkRun& run, int device, Stream& stream, bool program
                  stream.copy(seen.data(), words.data(), bytes);
                  stream.synchronize();
                  const auto* got = seen.as<const std::uint64_t>();
-                 return std::all_of(got, got + count, [&](std::uint64_t w) { return w == static_cast<std::uint64_t>(kernels); });
+                 return checked("link.chain", std::all_of(got, got + count, [&](std::uint64_t w) {
+                                  return w == static_cast<std::uint64_t>(kernels);
+                                }));
                }};
+  if (run.corrupts("dispatch")) replay.corrupt = [&] { run.corrupt_word(stream, words); };
   Row row = dispatch_row(fmt::format("graph replay, {}dependent kernels of {}, per kernel",
                                      programmatic ? "programmatic edges, " : "", format_bytes(bytes)),
                          device, kernels, time_on_host(stream, run.config.dispatch_repeat, replay), kernels);
@@ -139,7 +154,10 @@ void measure_graph_chunk_round_trip(LinkRun& run, int device, Stream& stream) {
                       await_value(flag.as<std::uint64_t>(), ++launches, "graph launch -> flag seen");
                       return seconds_between(t0, HostClock::now());
                     },
-                    .check = [&] { return *destination.as<const std::uint64_t>() == first_word + launches; }};
+                    .check = [&] {
+                      return checked("link.chain", *destination.as<const std::uint64_t>() == first_word + launches);
+                    }};
+  if (run.corrupts("dispatch")) trial.corrupt = [&] { run.corrupt_word(stream, destination); };
   const Measurement m = time_custom({launches_timed / 10, launches_timed, launches_timed, 0}, trial);
   stream.synchronize();
   Row row = dispatch_row("graph launch -> flag seen: copy in, kernel, copy out, flag", device, 2, m);
@@ -164,8 +182,9 @@ Row time_barriers(LinkRun& run, int device, Stream& stream, int teams, const std
                 *misses.as<std::uint64_t>() = ~0ull;
                 stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));
                 stream.synchronize();
-                return *misses.as<std::uint64_t>() == 0;
+                return checked("link.chain", *misses.as<std::uint64_t>() == 0);
               }};
+  if (run.corrupts("dispatch")) trial.corrupt = [&] { run.corrupt_word(stream, words, static_cast<std::size_t>(teams)); };
   Measurement m = time_on_device(run.backend, stream, run.config.latency_repeat, trial);
   for (double& s : m.seconds) s /= barriers;
   Row row = dispatch_row(fmt::format("{}, {} teams, per barrier", what, teams), device, 1, m);
@@ -199,6 +218,61 @@ void measure_cluster_barrier(LinkRun& run, int device, Stream& stream) {
   Row row = time_barriers<true>(run, device, stream, teams, "cluster barrier");
   run.profile_of(device).cluster_barrier_s = row.stats().median;
   run.add(std::move(row));
+}
+
+// A persistent kernel echoes each doorbell the host rings; the host clock runs
+// from the ring to the echo seen. The host waits for the reply to change, then
+// compares it with what it rang: a wrong echo is counted and the run goes on.
+// `release_reply`: the echo is a release store, as a flag that publishes data is.
+Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
+  const int round_trips = run.config.flag_round_trips;
+  const char* what = release_reply ? "doorbell -> echo behind a system release fence" : "doorbell -> echo seen by the host";
+  run.progress.step(fmt::format("device {}: persistent-kernel flag round trip{} x{}", device,
+                                release_reply ? " behind a release fence" : "", round_trips));
+  auto stream = run.backend.make_stream(device);
+  Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));
+  auto* doorbell = flags.as<std::uint64_t>();
+  auto* reply = doorbell + 1;
+  *doorbell = 0;
+  *reply = 0;
+  const int warmup = std::max(100, round_trips / 10);
+  const std::uint64_t first_timed = static_cast<std::uint64_t>(warmup) + 1;
+  launch_flag_echo(*stream, FlagEcho{.doorbell = flags.device_view_as<const std::uint64_t>(),
+                                     .reply = flags.device_view_as<std::uint64_t>() + 1,
+                                     .idle_timeout_ns = kernel_timeout_ns,
+                                     .release_reply = release_reply,
+                                     .wrong_echo_for = run.corrupts("flag") ? first_timed : 0});
+
+  // Whatever happens below, the kernel is told to stop and the stream drained.
+  struct StopKernel {
+    std::uint64_t* doorbell;
+    Stream& stream;
+    ~StopKernel() {
+      store_release_system(doorbell, stop_ticket);
+      try {
+        stream.synchronize();
+      } catch (...) {
+      }
+    }
+  } stop{doorbell, *stream};
+
+  Measurement trips;
+  std::uint64_t echo = 0, wrong = 0;
+  for (int i = 1; i <= warmup + round_trips; ++i) {
+    const auto ring = static_cast<std::uint64_t>(i);
+    const auto t0 = HostClock::now();
+    store_release_system(doorbell, ring);
+    echo = await_change(reply, echo, what);
+    const double seconds = seconds_between(t0, HostClock::now());
+    if (echo != ring) ++wrong;
+    if (i > warmup) trips.seconds.push_back(seconds);
+  }
+  trips.check = checked("link.flag_echo", wrong == 0) ? Check::passed : Check::failed;
+  Row row = make_row("flag", {{"device", device}, {"what", what}, {"round trips", round_trips}}, Metric::latency, trips);
+  row.note = trips.check == Check::passed
+                 ? "every echo matched its sequence number"
+                 : fmt::format("{} of {} echoes carried a wrong number", wrong, warmup + round_trips);
+  return row;
 }
 
 }  // namespace
@@ -280,44 +354,15 @@ void measure_flag_round_trip(LinkRun& run, int device) {
     run.skip("flag round trip: the backend cannot map host memory into a device");
     return;
   }
-  run.progress.step(fmt::format("device {}: persistent-kernel flag round trip x{}", device, run.config.flag_round_trips));
-  auto stream = run.backend.make_stream(device);
-  Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));
-  auto* doorbell = flags.as<std::uint64_t>();
-  auto* reply = doorbell + 1;
-  *doorbell = 0;
-  *reply = 0;
-  launch_flag_echo(*stream, FlagEcho{flags.device_view_as<const std::uint64_t>(), flags.device_view_as<std::uint64_t>() + 1,
-                        kernel_timeout_ns});
-
-  // Whatever happens below, the kernel is told to stop and the stream drained.
-  struct StopKernel {
-    std::uint64_t* doorbell;
-    Stream& stream;
-    ~StopKernel() {
-      store_release_system(doorbell, stop_ticket);
-      try {
-        stream.synchronize();
-      } catch (...) {
-      }
-    }
-  } stop{doorbell, *stream};
-
-  const int warmup = std::max(100, run.config.flag_round_trips / 10);
-  Measurement trips;
-  trips.check = Check::passed;
-  for (int i = 1; i <= warmup + run.config.flag_round_trips; ++i) {
-    const auto t0 = HostClock::now();
-    store_release_system(doorbell, static_cast<std::uint64_t>(i));
-    await_value(reply, static_cast<std::uint64_t>(i), "flag round trip");
-    const double seconds = seconds_between(t0, HostClock::now());
-    if (i > warmup) trips.seconds.push_back(seconds);
-  }
-  Row row = make_row("flag", {{"device", device}, {"what", "doorbell -> echo seen by the host"}, {"round trips", run.config.flag_round_trips}},
-                     Metric::latency, trips);
-  row.note = "every echo matched its sequence number";
-  run.profile_of(device).flag_round_trip_s = row.stats().median;
-  run.add(std::move(row));
+  Row plain = time_flag_echo(run, device, false);
+  Row fenced = time_flag_echo(run, device, true);
+  model::DeviceProfile& profile = run.profile_of(device);
+  profile.flag_round_trip_s = plain.stats().median;
+  profile.flag_round_trip_release_s = fenced.stats().median;
+  fenced.note += fmt::format("; {:+.2f} us over the plain echo: the fence",
+                             (profile.flag_round_trip_release_s - profile.flag_round_trip_s) * 1e6);
+  run.add(std::move(plain));
+  run.add(std::move(fenced));
 }
 
 void write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride) {
@@ -352,8 +397,9 @@ void measure_mapped_read_latency(LinkRun& run, int device) {
               .check = [&] {
                 stream->copy(answer.data(), last.data(), last.bytes());
                 stream->synchronize();
-                return *answer.as<std::uint64_t>() == expected;
+                return checked("link.chain", *answer.as<std::uint64_t>() == expected);
               }};
+  if (run.corrupts("flag")) trial.corrupt = [&] { run.corrupt_word(*stream, last); };
   Measurement m = time_on_device(run.backend, *stream, run.config.latency_repeat, trial);
   for (double& s : m.seconds) s /= static_cast<double>(reads);
   Row row = make_row("flag", {{"device", device}, {"what", "mapped read round trip, per read"}, {"reads per sample", static_cast<std::int64_t>(reads)}},

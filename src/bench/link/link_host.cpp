@@ -6,6 +6,7 @@
 
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
+#include "core/check.hpp"
 #include "core/units.hpp"
 #include "model/link_model.hpp"
 
@@ -36,8 +37,8 @@ struct CopyBuffers {
   }
 };
 
-Trial copy_trial(LinkRun& run, Stream& h2d_stream, Stream& d2h_stream, Event& fork, Event& join, CopyBuffers& b,
-                 Direction direction) {
+Trial copy_trial(LinkRun& run, const char* section, Stream& h2d_stream, Stream& d2h_stream, Event& fork, Event& join,
+                 CopyBuffers& b, Direction direction) {
   const bool h2d = direction != Direction::d2h;
   const bool d2h = direction != Direction::h2d;
   const std::size_t bytes = b.host_source.bytes();
@@ -62,8 +63,13 @@ Trial copy_trial(LinkRun& run, Stream& h2d_stream, Stream& d2h_stream, Event& fo
   t.check = [&, h2d, d2h] {
     const bool in = !h2d || run.checker.matches(h2d_stream, b.device_destination, b.host_seed);
     const bool out = !d2h || run.checker.matches(d2h_stream, b.host_destination, b.device_seed);
-    return in && out;
+    return checked("link.copy", in && out);
   };
+  if (run.corrupts(section))
+    t.corrupt = [&, h2d] {
+      if (h2d) run.corrupt_word(h2d_stream, b.device_destination);
+      else run.corrupt_word(d2h_stream, b.host_destination);
+    };
   return t;
 }
 
@@ -84,7 +90,7 @@ void measure_copy_latency(LinkRun& run, int device) {
       for (std::uint64_t bytes : run.config.latency_bytes) {
         run.progress.step(fmt::format("device {}: {} copy latency, {}", device, to_string(direction), format_bytes(bytes)));
         CopyBuffers buffers(run, *stream, MemoryKind::pinned, device, bytes, 1);
-        Trial trial = copy_trial(run, *stream, *second, *fork, *join, buffers, direction);
+        Trial trial = copy_trial(run, "copy_latency", *stream, *second, *fork, *join, buffers, direction);
         const Measurement m = host_clock ? time_on_host(*stream, run.config.latency_repeat, trial)
                                          : time_on_device(run.backend, *stream, run.config.latency_repeat, trial);
         Row row = make_row("copy_latency",
@@ -116,7 +122,7 @@ void measure_host_bandwidth(LinkRun& run, int device) {
       run.progress.step(fmt::format("device {}: {} host memory, {}", device, to_string(kind), format_bytes(bytes)));
       CopyBuffers buffers(run, *stream, kind, device, bytes, 10 + static_cast<std::uint64_t>(kind) * 2);
       for (Direction direction : {Direction::h2d, Direction::d2h, Direction::bidirectional}) {
-        Trial trial = copy_trial(run, *stream, *second, *fork, *join, buffers, direction);
+        Trial trial = copy_trial(run, "bandwidth", *stream, *second, *fork, *join, buffers, direction);
         const Measurement m = time_on_device(run.backend, *stream, run.config.bandwidth_repeat, trial);
         const double moved = static_cast<double>(bytes) * (direction == Direction::bidirectional ? 2 : 1);
         Row row = make_row("bandwidth",
@@ -171,7 +177,8 @@ void measure_zero_copy(LinkRun& run, int device) {
                                                   : b.host_destination.device_view_as<Word128>();
         launch_zero_copy(s, ZeroCopyCopy{from, to}, words);
       };
-      t.check = [&, expected] { return run.checker.matches(*stream, destination, expected); };
+      t.check = [&, expected] { return checked("link.copy", run.checker.matches(*stream, destination, expected)); };
+      if (run.corrupts("zero_copy")) t.corrupt = [&] { run.corrupt_word(*stream, destination); };
       const char* kernel = direction == Direction::h2d   ? "reads host"
                            : direction == Direction::d2h ? "writes host"
                                                          : "reads and writes host";

@@ -8,6 +8,7 @@
 
 #include "bench/link/link_kernels.hpp"
 #include "bench/link/link_run.hpp"
+#include "core/check.hpp"
 #include "core/stats.hpp"
 #include "core/units.hpp"
 
@@ -68,8 +69,10 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
               const auto* timed = answer.as<std::uint64_t>() + 1;  // reads, nanoseconds, where the chain ended
               chain_ok = chain_ok && timed[0] > 0 && chain_end(chain.as<const std::uint64_t>(), timed[0]) == timed[2];
               round_trips.push_back(static_cast<double>(timed[1]) * 1e-9 / static_cast<double>(std::max<std::uint64_t>(timed[0], 1)));
-              return chain_ok && run.checker.matches(*stream, destination, seed);
+              return checked("link.chain", chain_ok) &&
+                     checked("link.copy", run.checker.matches(*stream, destination, seed));
             }};
+    if (run.corrupts("zero_copy_load")) t.corrupt = [&] { run.corrupt_word(*stream, destination); };
     Measurement m = time_on_device(run.backend, *stream, run.config.bandwidth_repeat, t);
     Row row = make_row("zero_copy_load",
                        {{"device", device}, {"teams", teams}, {"bytes", as_param(bytes * passes)}},

@@ -49,8 +49,9 @@ struct Planner {
     if (capabilities.mapped_memory) {
       add(fmt::format("device {}: stream-sync wake-up", d), config.latency_repeat, {.waits = 2});
       // A flag round trip is about a quarter of a launch and sync; a mapped read about a tenth, 2000 to a sample.
-      add(fmt::format("device {}: persistent-kernel flag round trip x{}", d, config.flag_round_trips), {0, 1, 1, 0},
-          {.waits = config.flag_round_trips / 4.0});
+      for (const char* reply : {"", " behind a release fence"})
+        add(fmt::format("device {}: persistent-kernel flag round trip{} x{}", d, reply, config.flag_round_trips),
+            {0, 1, 1, 0}, {.waits = config.flag_round_trips / 4.0});
       add(fmt::format("device {}: mapped-memory read round trip", d), config.latency_repeat, {.waits = 2000 / 10.0});
     }
 

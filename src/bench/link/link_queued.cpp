@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bench/link/link_run.hpp"
+#include "core/check.hpp"
 #include "core/units.hpp"
 
 namespace ferry::link {
@@ -63,9 +64,14 @@ void measure_queued_copies(LinkRun& run, int device) {
         }
       };
       t.check = [&, in, out] {
-        return (!in || run.checker.matches(*h2d, device_destination, host_seed)) &&
-               (!out || run.checker.matches(*d2h, host_destination, device_seed));
+        return checked("link.copy", (!in || run.checker.matches(*h2d, device_destination, host_seed)) &&
+                                        (!out || run.checker.matches(*d2h, host_destination, device_seed)));
       };
+      if (run.corrupts("copy_queue"))
+        t.corrupt = [&, in] {
+          if (in) run.corrupt_word(*h2d, device_destination);
+          else run.corrupt_word(*d2h, host_destination);
+        };
       Measurement m = time_on_device(run.backend, *h2d, run.config.bandwidth_repeat, t);
       for (double& s : m.seconds) s /= static_cast<double>(copies);
       Row row = make_row("copy_queue",

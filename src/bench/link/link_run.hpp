@@ -23,6 +23,15 @@ struct LinkRun {
 
   void add(Row row) { outcome.result.rows.push_back(std::move(row)); }
   void skip(std::string why);
+
+  // The test hook: true for the first checked row of config.corrupt_section
+  // that asks, false for every other. Each checked row asks once, as it is built.
+  bool corrupts(std::string_view section);
+  // Changes word `word` of `buffer` (its bytes, where it has fewer than 8):
+  // `stream` on the buffer's device when it is device memory.
+  void corrupt_word(Stream& stream, Buffer& buffer, std::size_t word = 0);
+
+  bool corrupted = false;
 };
 
 // Each part adds its rows and fills its profile figures.
