@@ -67,7 +67,7 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
   if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
   if (!o.kernels.empty()) c.kernels_per_sample = parse_positive_int(o.kernels, "--kernels");
   if (!o.round_trips.empty()) c.flag_round_trips = parse_positive_int(o.round_trips, "--round-trips");
-  if (const char* section = std::getenv(corrupt_output_variable)) c.corrupt_section = section;  // link::validate checks it
+  if (const char* hook = std::getenv(corrupt_output_variable)) link::parse_corruption(hook, c);  // link::validate checks the section
   return c;
 }
 

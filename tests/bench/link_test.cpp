@@ -1,5 +1,6 @@
 #include "bench/link/link.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -255,6 +256,57 @@ TEST(Link, AWrongWordAtAChainsEndFailsThatChainsRowAlone) {
   const std::vector<const Row*> failed = failed_rows(out.result);
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(failed[0], row_doing(out.result, "graph replay, dependent kernels of 128 KiB, per kernel"));
+}
+
+// The hook names each checked row of a section in turn (SECTION@N): each one,
+// and only it, FAILED, so every check of the chains, the echoes and the peer
+// flags is seen failing, not only the first of its section.
+TEST(Link, EveryCheckedRowOfASectionFailsWhenTheHookNamesItByItsPlace) {
+  emu::EmuBackend backend;
+  struct Case {
+    std::string section;
+    std::vector<int> devices;
+    std::size_t checked_rows;
+  };
+  for (const Case& c : {Case{"dispatch", {0}, 4}, Case{"flag", {0}, 3}, Case{"peer_flag", {0, 1}, 1}}) {
+    LinkConfig config = quick_config(backend);
+    config.flag_round_trips = 100;
+    // The fewest copies around the sections under test: they take most of a run's time.
+    config.sweep_bytes = {64 << 10};
+    config.host_memory = {MemoryKind::pinned};
+    config.latency_bytes = {8};
+    config.queued_copy_bytes = {};
+    config.loaded_teams = {};
+    config.devices = c.devices;
+    config.per_device = c.devices.size() == 1;  // the peer rows alone for two devices
+    config.corrupt_section = c.section;
+    std::set<std::size_t> failed_places;  // each failed row's place among its section's rows
+    for (int n = 1; n <= static_cast<int>(c.checked_rows); ++n) {
+      config.corrupt_row = n;
+      const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+      std::vector<const Row*> failed;
+      for (const Row* row : failed_rows(out.result))
+        if (row->section != "ceiling") failed.push_back(row);
+      ASSERT_EQ(failed.size(), 1u) << c.section << "@" << n;
+      EXPECT_EQ(failed[0]->section, c.section) << c.section << "@" << n;
+      std::size_t place = 0;
+      for (const Row& row : out.result.rows) {
+        if (&row == failed[0]) break;
+        place += row.section == c.section;
+      }
+      failed_places.insert(place);
+    }
+    EXPECT_EQ(failed_places.size(), c.checked_rows) << c.section << ": each N names another row";
+    config.corrupt_row = static_cast<int>(c.checked_rows) + 1;
+    try {
+      run(backend, backend.describe_machine(), config, Progress("link", false));
+      ADD_FAILURE() << c.section << ": a row past the last was not refused";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(fmt::format("this run has {} checked {} row", c.checked_rows, c.section)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 // `ferry run link --quick` on the emulator with the hook set to `value`.

@@ -87,7 +87,17 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
 
 const std::vector<std::string> checked_sections = {
     "copy_latency", "dispatch",     "flag",           "bandwidth",    "zero_copy",          "zero_copy_load",
-    "copy_queue",   "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm"};
+    "copy_queue",   "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
+    "peer_flag"};
+
+void parse_corruption(std::string_view text, LinkConfig& config) {
+  const auto at = text.find('@');
+  config.corrupt_section = std::string(text.substr(0, at));
+  config.corrupt_row = at == std::string_view::npos
+                           ? 1
+                           : parse_positive_int(text.substr(at + 1), fmt::format("{}='{}': the row after '@'",
+                                                                                 corrupt_output_variable, text));
+}
 
 namespace {
 
@@ -166,7 +176,7 @@ std::string LinkRun::pcie_basis(int device) const {
 }
 
 bool LinkRun::corrupts(std::string_view section) {
-  if (corrupted || section != config.corrupt_section) return false;
+  if (section != config.corrupt_section || ++rows_asking != config.corrupt_row) return false;
   corrupted = true;
   return true;
 }
@@ -263,6 +273,10 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
   }
   measure_peers(run);
   measure_peer_flags(run);
+  if (!config.corrupt_section.empty() && !run.corrupted)
+    throw UsageError(fmt::format("{}='{}@{}': this run has {} checked {} row{}, so the hook changed nothing",
+                                 corrupt_output_variable, config.corrupt_section, config.corrupt_row, run.rows_asking,
+                                 config.corrupt_section, run.rows_asking == 1 ? "" : "s"));
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every byte is checked as on a GPU, but the timings are CPU timings");
   return std::move(run.outcome);

@@ -35,9 +35,11 @@ struct LinkConfig {
   Repeat latency_repeat;
   Repeat dispatch_repeat;
   bool per_device = true;                       // false: the peer figures alone
-  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the first
-  // checked row of this section checks wrong data in its first timed sample.
+  // Test hook (FERRY_FAULT_CORRUPT_OUTPUT=SECTION[@N], docs/reliability.md):
+  // the Nth checked row of this section (default the first) checks wrong data
+  // in its first timed sample.
   std::string corrupt_section;
+  int corrupt_row = 1;
 
   // What a run does without options: large sweeps on a GPU, smaller ones on
   // the emulator (its copies are CPU memcpy), smaller again with --quick.
@@ -58,6 +60,8 @@ struct LinkOutcome {
 
 // The sections of link's table whose rows are checked: what corrupt_section may name.
 extern const std::vector<std::string> checked_sections;
+// "dispatch@2" into corrupt_section and corrupt_row; UsageError naming the variable when N is not a count.
+void parse_corruption(std::string_view text, LinkConfig& config);
 
 // Throws UsageError when the config asks for what the backend cannot give
 // (a device that does not exist, more memory than a device has free), or

@@ -87,15 +87,17 @@ struct FlagEcho {
         if (value == stop_ticket) return;
         last = value;
         idle_polls = 0;
-      } else if (++idle_polls % polls_per_clock_read == 0) {
-        // The idle time counts from the first clock read after the last new value.
-        const std::uint64_t now = timeout_clock_ns();
-        if (idle_polls == polls_per_clock_read) {
-          idle_since = now;
-        } else if (now - idle_since > idle_timeout_ns) {
-          answer(kernel_timed_out);
-          return;
-        }
+        continue;
+      }
+      spin_pause();
+      if (++idle_polls % polls_per_clock_read != 0) continue;
+      // The idle time counts from the first clock read after the last new value.
+      const std::uint64_t now = timeout_clock_ns();
+      if (idle_polls == polls_per_clock_read) {
+        idle_since = now;
+      } else if (now - idle_since > idle_timeout_ns) {
+        answer(kernel_timed_out);
+        return;
       }
     }
   }

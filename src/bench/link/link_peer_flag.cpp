@@ -74,6 +74,9 @@ class PeerFlagPingPong {
     return static_cast<double>(seen[0]) * 1e-9 / static_cast<double>(round_trips_per_sample) / 2;
   }
 
+  // The test hook: one answer of the sample, as the host read it, carries another tag.
+  void corrupt_an_answer() { seen_.as<std::uint64_t>()[1] ^= 1; }
+
   bool check() const {
     const auto* seen = seen_.as<const std::uint64_t>();
     return wrong_peer_flag_answers(seen + 1, answers, sample_first_tag_) == 0;
@@ -98,9 +101,10 @@ void measure_pair(LinkRun& run, int a, int b) {
     return;
   }
   PeerFlagPingPong ping_pong(run.backend, a, b);
-  const CustomTrial trial{.prepare = [&] { ping_pong.prepare(); },
-                          .time_one = [&] { return ping_pong.time_one(); },
-                          .check = [&] { return ping_pong.check(); }};
+  CustomTrial trial{.prepare = [&] { ping_pong.prepare(); },
+                    .time_one = [&] { return ping_pong.time_one(); },
+                    .check = [&] { return ping_pong.check(); }};
+  if (run.corrupts("peer_flag")) trial.corrupt = [&] { ping_pong.corrupt_an_answer(); };
   Row row = make_row("peer_flag",
                      {{"from", a}, {"to", b}, {"round trips a sample", as_param(round_trips_per_sample)},
                       {"clock", "device: the kernel's own"}},

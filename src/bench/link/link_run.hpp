@@ -24,14 +24,16 @@ struct LinkRun {
   void add(Row row) { outcome.result.rows.push_back(std::move(row)); }
   void skip(std::string why);
 
-  // The test hook: true for the first checked row of config.corrupt_section
-  // that asks, false for every other. Each checked row asks once, as it is built.
+  // The test hook: true for the config.corrupt_row-th checked row of
+  // config.corrupt_section to ask, false for every other. Each checked row
+  // asks once, as it is built.
   bool corrupts(std::string_view section);
   // Changes word `word` of `buffer` (its bytes, where it has fewer than 8):
   // `stream` on the buffer's device when it is device memory.
   void corrupt_word(Stream& stream, Buffer& buffer, std::size_t word = 0);
 
   bool corrupted = false;
+  int rows_asking = 0;  // checked rows of config.corrupt_section so far
 };
 
 // Each part adds its rows and fills its profile figures.
