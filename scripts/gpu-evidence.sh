@@ -3,7 +3,7 @@
 # (the GPU ones included), then measure one workload with its tables, JSON
 # and CSV. Writes at most 8 files under $OUT (or ./evidence).
 # Usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch|beff|topo [extra `ferry run WORKLOAD` options]
-#   link:    `ferry run link` and `ferry probe` (the machine profile)
+#   link:    `ferry run link`, the minimal echo (tools/probes) beside it, and `ferry probe` (the machine profile)
 #   stream:  `ferry run stream` and `ferry tune stream --latency L` for each L of $TUNE_LATENCIES (default
 #            "40us 20us") over $TUNE_DESIGNS (default all)
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
@@ -43,6 +43,8 @@ on_every_gpu() {
 case "$workload" in
   link)
     $ferry run link -q --json "$out/link.json" --csv "$out/link.csv" "$@" | tee "$out/link.txt"
+    # The reference for link's flag round trip, in the same call (docs/link.md): link's echo is held to within 5% of it.
+    ./build-gpu/tools/probes/minimal_echo | tee -a "$out/link.txt"
     $ferry probe -q -o "$out/profile.json" "$@" > "$out/probe.txt"
     tail -2 "$out/probe.txt"
     ;;
