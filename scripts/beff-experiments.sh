@@ -11,7 +11,7 @@ out=$(realpath -m "${OUT:-evidence}")
 work=$(mktemp -d)
 ferry=./build-gpu/src/ferry
 # "size GB/s" of every ring row: the size's two words, then the best rate after the residual.
-rates() { grep -E "^  p2p-sm +(LL|direct) " "$1" | awk '{print $3 $4, $8}'; }
+rates() { grep -E "^  p2p-sm +(LL|direct) " "$1" | awk '{print $3 $4, $9}'; }
 
 for protocol in ll direct; do
   $ferry run beff -q --transport p2p-sm --sm-protocol "$protocol" --repetitions 5 --max-size 16MiB --timeout 10s \

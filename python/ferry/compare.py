@@ -23,6 +23,7 @@ FIGURE_PARAMS = {
     ("beff", "exchange"): ("transport", "participant", "bytes"),
     ("beff", "latency"): ("transport", "bytes"),
     ("beff", "model"): ("transport", "up to bytes"),
+    ("beff", "model_fitted"): ("transport", "up to bytes"),
     ("beff", "beff"): ("transport", "devices"),
     ("beff-model", "prediction"): ("transport", "devices"),
 }

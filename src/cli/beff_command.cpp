@@ -267,14 +267,15 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "its left (ping-ping), looplength exchanges per measurement, looplength calibrated so that one lasts at least "
       "--min-time. Sizes: the 21 of the HPCC b_eff definition (1 B .. 4 KiB doubling, 16 KiB .. 2 MiB), then doubling "
       "up to --max-size. b(L) = L x looplength / time, the best of --repetitions; b_eff = the mean of b(L) over the 21 "
-      "sizes. Every message carries a pattern of its sender, exchange and size and is checked on receipt. Transports: "
+      "sizes. Every message carries a pattern of its sender, exchange and size, checked word by word on receipt (past "
+      "a slot per exchange, the first, middle and last exchanges and the shared slots: docs/beff.md). Transports: "
       "p2p-ce (peer copies by the copy engine), p2p-sm (kernels store into the peer's memory: LL or direct), nccl "
       "(ncclSend/Recv), host-staged (device -> host, memcpy, host -> device, in one process), mpi-staged (device -> "
       "host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
       "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
       "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
-      "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce from link's peer figures, the others "
-      "fitted to their smallest and largest sizes.");
+      "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures "
+      "(measured first), the others fitted to their own smallest and largest sizes; both residuals are printed.");
   add_run_options(*command, o->run);
   command->add_option("--transport", o->transports,
                       "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,host-staged,mpi-staged,mpi-cuda");

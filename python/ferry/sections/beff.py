@@ -54,8 +54,8 @@ def _b_of_l(series: list) -> str:
                        "Effective bandwidth of the ring against the message size, per transport: every device sends L "
                        "bytes to its right while it receives L from its left, looplength times; b(L) = n x L x "
                        "looplength / time, the best of the repetitions as HPCC defines it. Dotted: each transport's "
-                       "model, with its terms from link (p2p-ce) or from the transport's own smallest and largest "
-                       "sizes per protocol (the others).")
+                       "model, with its terms from link (p2p-ce, p2p-sm) or fitted to the transport's own smallest and "
+                       "largest sizes per protocol (the others).")
 
 
 def _side_by_side(series: list) -> str:

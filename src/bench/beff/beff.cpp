@@ -45,7 +45,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   described.area_bytes = config.area();
   WorkloadResult result = make_result(described, members, records, link_peers);
   if (!backend.capabilities().gpu_timings)
-    result.notes.push_back("emulator: every message is checked as on a GPU, but the timings are CPU timings");
+    result.notes.push_back("emulator: messages are checked as on a GPU, but the timings are CPU timings");
   return result;
 }
 

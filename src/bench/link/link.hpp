@@ -49,7 +49,7 @@ struct LinkConfig {
   // when asked), latencies, flags.
   static LinkConfig for_models(const Capabilities& capabilities, int device, bool with_pageable = false);
   // Peer copies between every pair of `devices`, large ones as a full run measures them, small ones as
-  // --quick does: what beff's p2p-ce model reads.
+  // --quick does, and the peer flag: what beff's p2p-ce and p2p-sm models read.
   static LinkConfig for_peers(const Capabilities& capabilities, const std::vector<int>& devices);
 };
 
