@@ -34,8 +34,11 @@ std::optional<LinkTerms> peer_store_terms(const PeerProfile& peer, std::string_v
 std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers, const std::vector<std::pair<int, int>>& hops,
                                      const std::function<std::optional<LinkTerms>(const PeerProfile&)>& terms_of) {
   std::optional<LinkTerms> slowest;
-  for (const auto& [from, to] : hops) {
-    const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerProfile& p) { return p.from == from && p.to == to; });
+  for (const std::pair<int, int>& hop_ends : hops) {
+    // A pair, not structured bindings: clang 14 (the fuzz build) cannot capture those in a lambda.
+    const auto peer = std::find_if(peers.begin(), peers.end(), [&](const PeerProfile& p) {
+      return p.from == hop_ends.first && p.to == hop_ends.second;
+    });
     const std::optional<LinkTerms> hop = peer == peers.end() ? std::nullopt : terms_of(*peer);
     if (!hop) return std::nullopt;
     if (!slowest) slowest = hop;
