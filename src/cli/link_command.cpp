@@ -115,7 +115,9 @@ void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::stri
   auto probe_options = std::make_shared<LinkOptions>();
   CLI::App* probe = app.add_subcommand("probe", "run `link` and write the machine profile the models read");
   add_link_options(*probe, *probe_options);
-  probe->add_option("-o,--output", probe_options->profile_path, "the machine profile to write (JSON)")
+  probe->add_option("-o,--output", probe_options->profile_path,
+                    "the machine profile to write (JSON); - for standard output, and the tables then go to standard "
+                    "error")
       ->required()
       ->check(writable_file("--output"));
   probe->callback([&action, &out, probe_options, &command_line] {

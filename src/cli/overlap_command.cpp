@@ -107,7 +107,8 @@ void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_
   command->add_option("--iterations", o->iterations, "timed runs per variant after a warm-up (default 7; 5 on the emulator)");
   command->add_option("--trace", o->trace_path,
                       "write a Chrome trace (JSON) of one more pipelined run at the best k: a lane per stream, a box "
-                      "per copy and add, timed by events")
+                      "per copy and add, timed by events; - for standard output, and the tables then go to standard "
+                      "error")
       ->check(writable_file("--trace"));
   command->add_option("--profile", o->profile_path,
                       "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");

@@ -37,9 +37,13 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_flag("--dry-run", options.dry_run,
                    "list the steps the run would take, each with a time estimate, and stop: nothing is measured or "
                    "written (estimates from --profile's rates where a workload takes one, else nominal ones)");
-  command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)")
+  command.add_option("--json", options.json_path,
+                     "write every sample and figure to this results file (JSON); - for standard output, and the "
+                     "tables then go to standard error")
       ->check(writable_file("--json"));
-  command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)")
+  command.add_option("--csv", options.csv_path,
+                     "write one line per row to this file (CSV); - for standard output, and the tables then go to "
+                     "standard error")
       ->check(writable_file("--csv"));
 }
 
@@ -51,7 +55,7 @@ CLI::Validator writable_file(const std::string& option) {
         const std::string why = why_not_writable(path);
         return why.empty() ? std::string() : fmt::format("cannot write '{}': {}", path, why);
       },
-      "FILE or - (standard output)");
+      "FILE or -");
 }
 
 std::vector<int> selected_devices(const RunOptions& options) {
