@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
+from . import output
 from .results import ResultsError, load
 
 OK, REGRESSED, BAD_INPUT, FAILURE = 0, 1, 2, 3
@@ -24,10 +26,12 @@ def report_main(argv=None) -> int:
                     "e.g. an H100 run beside an H200 run.")
     parser.add_argument("results", nargs="+", metavar="RESULTS.json",
                         help="results files written by ferry run ... --json, plain or gzipped (.json.gz)")
-    parser.add_argument("-o", "--output", default="report.html", metavar="HTML", help="the page to write (default: %(default)s)")
+    parser.add_argument("-o", "--output", default="report.html", metavar="HTML",
+                        help="the page to write, - for standard output (default: %(default)s)")
     parser.add_argument("--labels", metavar="A,B,...",
                         help="a name per results file, in order, for legends and tables (default: the file names)")
-    parser.add_argument("--screenshot", metavar="PNG", help="also render the page in headless Chromium to this PNG")
+    parser.add_argument("--screenshot", metavar="PNG",
+                        help="also render the page in headless Chromium to this PNG (- for standard output)")
     args = parser.parse_args(argv)
 
     labels = _labels(args.results, args.labels)
@@ -42,26 +46,37 @@ def report_main(argv=None) -> int:
     except ImportError as e:
         return _fail(FAILURE, f"report needs matplotlib ({e}) in {sys.executable}: run scripts/setup-python.sh, "
                               "which makes .venv with it, or set FERRY_PYTHON to a Python that has it")
-    out = Path(args.output)
-    if not out.parent.is_dir():
-        return _fail(BAD_INPUT, f"cannot write '{out}': folder '{out.parent}' does not exist")
+    out, shot = args.output, args.screenshot
+    if out == output.STANDARD_OUTPUT and shot == output.STANDARD_OUTPUT:
+        return _fail(BAD_INPUT, "-o and --screenshot both name standard output (-), which holds one file: give one "
+                                "of them a path")
+    for path in (out, shot) if shot else (out,):
+        why = output.why_not_writable(path)
+        if why:
+            return _fail(BAD_INPUT, f"cannot write '{path}': {why}{output.links_to(path)}")
+    # With a file on standard output, what ferry report says goes to standard error, so the pipe holds only the file.
+    said = sys.stderr if output.STANDARD_OUTPUT in (out, shot) else sys.stdout
     try:
-        report.write(results, out)
+        page = report.write(results, out)
     except ResultsError as e:
         return _fail(BAD_INPUT, str(e))
     except OSError as e:
-        return _fail(FAILURE, f"cannot write '{out}': {e.strerror or e}")
+        return _fail(FAILURE, f"cannot write {_named(out)}: {e.strerror or e}{output.links_to(out)}")
     workloads = sorted({w.name for r in results for w in r.workloads})
-    print(f"ferry report: wrote {out} ({out.stat().st_size / 1e6:.1f} MB): {', '.join(workloads)} from "
-          f"{len(results)} file{'s' if len(results) > 1 else ''}")
-    if args.screenshot:
+    print(f"ferry report: wrote {_shown(out)} ({len(page) / 1e6:.1f} MB): {', '.join(workloads)} from "
+          f"{len(results)} file{'s' if len(results) > 1 else ''}", file=said)
+    if shot:
         from .browser import BrowserError, render
         try:
-            shown = render(out, Path(args.screenshot))
+            # Chromium reads the page from a file of its own: -o may have named a pipe or standard output.
+            with tempfile.TemporaryDirectory(prefix="ferry-report-") as folder:
+                copy = Path(folder) / "report.html"
+                copy.write_bytes(page)
+                shown = render(copy, shot)
         except (BrowserError, OSError) as e:
             return _fail(FAILURE, f"screenshot: {e}")
-        print(f"ferry report: screenshot {args.screenshot}" + (" (the page is taller; the screenshot shows its top)"
-                                                               if shown.clipped else ""))
+        print(f"ferry report: screenshot {_shown(shot)}" + (" (the page is taller; the screenshot shows its top)"
+                                                             if shown.clipped else ""), file=said)
         for message in shown.console:
             print(f"ferry report: the page logged{message}", file=sys.stderr)
     return OK
@@ -117,6 +132,14 @@ def _labels(paths: list, given):
     stems = [Path(p).stem for p in paths]
     # Same file names from different folders: name them by folder too.
     return [f"{Path(p).parent.name}/{s}" if stems.count(s) > 1 else s for p, s in zip(paths, stems)]
+
+
+def _shown(path: str) -> str:
+    return "standard output" if path == output.STANDARD_OUTPUT else path
+
+
+def _named(path: str) -> str:
+    return "to standard output (-)" if path == output.STANDARD_OUTPUT else f"'{path}'"
 
 
 def _fail(code: int, message: str) -> int:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from . import output
+
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 TIMEOUT_S = 120
 
@@ -50,13 +52,19 @@ def render(page: Path, screenshot: Optional[Path] = None, width: int = 1480, hei
         dom = _run(base + ["--dump-dom", url]).stdout
         console, clipped = [], False
         if screenshot is not None:
-            shot = Path(screenshot).resolve()
+            # Taken and cropped here, then written by output.py's rules (a link, a pipe, - for standard output).
+            shot = Path(profile) / "screenshot.png"
             done = _run(base + ["--enable-logging=stderr", "--v=0", f"--window-size={width},{height}",
                                 f"--screenshot={shot}", url])
             console = [line.split("CONSOLE", 1)[1] for line in done.stderr.splitlines() if ":CONSOLE" in line]
             if not shot.exists():
                 raise BrowserError(f"Chromium wrote no screenshot of '{page}': {done.stderr[-400:]}")
             clipped = _crop_to_content(shot)
+            try:
+                output.write(str(screenshot), shot.read_bytes())
+            except OSError as e:
+                raise BrowserError(f"cannot write '{screenshot}': {e.strerror or e}{output.links_to(str(screenshot))}") \
+                    from None
     return Rendered(dom=dom, console=console, screenshot=Path(screenshot) if screenshot else None, clipped=clipped)
 
 

@@ -2,11 +2,7 @@
 nothing fetched) with the machines at the top and a section per workload found."""
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
-from . import html, plots
+from . import html, output, plots
 from .results import Results, ResultsError
 from .sections import beff, dispatch, generic, link, overlap, stream, topo
 from .sections.common import Entry
@@ -66,19 +62,12 @@ def _render(name: str, entries: list) -> str:
     raise ResultsError(f"{files}: cannot be drawn: {problem}")
 
 
-def write(results: list, out: Path) -> None:
-    """Writes the page beside its destination and renames it, so no reader sees half of one."""
-    page = build(results)
-    out = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write(results: list, out) -> bytes:
+    """Builds the page and writes it where out points (output.py's rules: - for standard
+    output, a link through to its target, a FIFO in place); returns the page."""
+    page = build(results).encode("utf-8")
+    output.write(str(out), page)
+    return page
 
 
 def _verification(results: list) -> str:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <functional>
 
 #include "bench/registry.hpp"
@@ -12,6 +13,7 @@
 #include "cli/dispatch_command.hpp"
 #include "cli/overlap_command.hpp"
 #include "cli/python_command.hpp"
+#include "cli/standard_output.hpp"
 #include "cli/stream_command.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -44,6 +46,11 @@ int fail(const std::string& message, ExitCode code, std::ostream& err) {
 }  // namespace
 
 int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // A reader that closes its pipe early (`ferry run link --json - | head -c 100`) makes a write fail with EPIPE,
+  // which names the cause and keeps the results in the fallback file, instead of killing the process.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::ostream tables(out.rdbuf());  // out, or err once an output option takes standard output (`-`)
+  const StandardOutputScope dash_means(out, tables, err);
   std::vector<std::string> command_line = {"ferry"};
   command_line.insert(command_line.end(), args.begin(), args.end());
 
@@ -79,12 +86,12 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
                                  "(ferry report --help)");
     app.add_subcommand("compare", "ratios of every figure of two results files; exits 1 past a regression threshold: "
                                   "ferry compare BASE.json NEW.json --threshold 5%");
-    add_link_commands(app, *run, command_line, action, out);
-    add_stream_commands(*run, *tune, command_line, action, out);
-    add_overlap_command(*run, command_line, action, out);
-    add_dispatch_command(*run, command_line, action, out);
-    add_beff_commands(*run, *model, command_line, action, out);
-    add_topo_command(*run, command_line, action, out);
+    add_link_commands(app, *run, command_line, action, tables);
+    add_stream_commands(*run, *tune, command_line, action, tables);
+    add_overlap_command(*run, command_line, action, tables);
+    add_dispatch_command(*run, command_line, action, tables);
+    add_beff_commands(*run, *model, command_line, action, tables);
+    add_topo_command(*run, command_line, action, tables);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

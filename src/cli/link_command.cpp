@@ -9,7 +9,6 @@
 #include "bench/link/link.hpp"
 #include "cli/dry_run.hpp"
 #include "cli/run_options.hpp"
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
@@ -91,8 +90,9 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
 
   if (!o.profile_path.empty()) {
     if (code != 0) throw RuntimeFailure(fmt::format("verification FAILED: no profile written to '{}'", o.profile_path));
-    write_file_atomically(o.profile_path, model::profile_to_json(outcome.profile));
-    out << "machine profile: " << o.profile_path << "\n";
+    if (std::string why = save_output(o.profile_path, model::profile_to_json(outcome.profile), "machine profile", out);
+        !why.empty())
+      throw RuntimeFailure(why);
   }
   return code;
 }
@@ -115,9 +115,11 @@ void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::stri
   auto probe_options = std::make_shared<LinkOptions>();
   CLI::App* probe = app.add_subcommand("probe", "run `link` and write the machine profile the models read");
   add_link_options(*probe, *probe_options);
-  probe->add_option("-o,--output", probe_options->profile_path, "the machine profile to write (JSON)")
+  probe->add_option("-o,--output", probe_options->profile_path,
+                    "the machine profile to write (JSON); - for standard output, and the tables then go to standard "
+                    "error")
       ->required()
-      ->check(writable_file());
+      ->check(writable_file("--output"));
   probe->callback([&action, &out, probe_options, &command_line] {
     action = [&out, probe_options, &command_line] { return run_link(*probe_options, command_line, out); };
   });

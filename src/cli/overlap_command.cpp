@@ -9,7 +9,6 @@
 #include "bench/overlap/overlap.hpp"
 #include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
-#include "core/atomic_file.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -80,8 +79,9 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
   results.workloads.push_back(std::move(outcome.result));
   const int code = finish_run(results, o.run, out);
   if (config.want_trace && !outcome.trace.boxes.empty()) {
-    write_file_atomically(o.trace_path, trace_to_json(outcome.trace));
-    out << "trace: " << o.trace_path << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
+    if (std::string why = save_output(o.trace_path, trace_to_json(outcome.trace), "trace", out); !why.empty())
+      throw RuntimeFailure(why);
+    out << "  open the trace in https://ui.perfetto.dev or chrome://tracing\n";
   }
   return code;
 }
@@ -107,8 +107,9 @@ void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_
   command->add_option("--iterations", o->iterations, "timed runs per variant after a warm-up (default 7; 5 on the emulator)");
   command->add_option("--trace", o->trace_path,
                       "write a Chrome trace (JSON) of one more pipelined run at the best k: a lane per stream, a box "
-                      "per copy and add, timed by events")
-      ->check(writable_file());
+                      "per copy and add, timed by events; - for standard output, and the tables then go to standard "
+                      "error")
+      ->check(writable_file("--trace"));
   command->add_option("--profile", o->profile_path,
                       "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
   command->callback([&action, &out, o, &command_line] {

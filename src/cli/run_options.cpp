@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <charconv>
 
+#include "cli/standard_output.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/output_file.hpp"
 #include "core/results_json.hpp"
 #include "core/text.hpp"
 #include "core/table.hpp"
@@ -35,19 +37,25 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_flag("--dry-run", options.dry_run,
                    "list the steps the run would take, each with a time estimate, and stop: nothing is measured or "
                    "written (estimates from --profile's rates where a workload takes one, else nominal ones)");
-  command.add_option("--json", options.json_path, "write every sample and figure to this results file (JSON)")
-      ->check(writable_file());
-  command.add_option("--csv", options.csv_path, "write one line per row to this file (CSV)")->check(writable_file());
+  command.add_option("--json", options.json_path,
+                     "write every sample and figure to this results file (JSON); - for standard output, and the "
+                     "tables then go to standard error")
+      ->check(writable_file("--json"));
+  command.add_option("--csv", options.csv_path,
+                     "write one line per row to this file (CSV); - for standard output, and the tables then go to "
+                     "standard error")
+      ->check(writable_file("--csv"));
 }
 
-CLI::Validator writable_file() {
+CLI::Validator writable_file(const std::string& option) {
   return CLI::Validator(
-      [](std::string& path) {
+      [option](std::string& path) {
+        if (path == "-") return take_standard_output(option);  // on every rank: each prints its tables elsewhere
         if (launcher_rank() != 0) return std::string();  // only rank 0 writes; the path may be on its host alone
         const std::string why = why_not_writable(path);
         return why.empty() ? std::string() : fmt::format("cannot write '{}': {}", path, why);
       },
-      "FILE");
+      "FILE or -");
 }
 
 std::vector<int> selected_devices(const RunOptions& options) {
@@ -93,27 +101,33 @@ int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
   // Both files are rendered before either is written, so a failure leaves neither half done.
   const std::string json = options.json_path.empty() ? "" : results_to_json(results);
   const std::string csv = options.csv_path.empty() ? "" : results_to_csv(results);
-  // The paths were writable when the run began; one that is not now (a full disk, a folder removed meanwhile)
-  // sends its file to the temporary folder, and the run fails naming both.
   std::vector<std::string> unsaved;
   const auto save = [&](const std::string& path, const std::string& content, const char* what) {
     if (path.empty()) return;
-    try {
-      write_file_atomically(path, content);
-      out << what << ": " << path << "\n";
-    } catch (const RuntimeFailure& e) {
-      try {
-        unsaved.push_back(fmt::format("{}; the {} are in '{}' instead", e.what(), what, write_fallback(path, content)));
-      } catch (const RuntimeFailure& fallback) {
-        unsaved.push_back(fmt::format("{}; nor could the {} be kept in the temporary folder: {}", e.what(), what,
-                                      fallback.what()));
-      }
-    }
+    if (std::string why = save_output(path, content, what, out); !why.empty()) unsaved.push_back(why);
   };
   save(options.json_path, json, "results");
   save(options.csv_path, csv, "rows");
   if (!unsaved.empty()) throw RuntimeFailure(join(unsaved, "; ", [](const std::string& s) { return s; }));
   return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
+}
+
+std::string save_output(const std::string& path, const std::string& content, const std::string& what,
+                        std::ostream& out) {
+  // The path was writable when the run began; one that is not now (a full disk, a folder removed meanwhile, a
+  // reader gone from a pipe) sends the file to the temporary folder, and the message names both.
+  try {
+    write_output(path, content, standard_output());
+    out << what << ": " << (path == "-" ? "standard output" : path) << "\n";
+    return "";
+  } catch (const RuntimeFailure& e) {
+    const char* are = what.back() == 's' ? "are" : "is";  // "the results are", "the trace is"
+    try {
+      return fmt::format("{}; the {} {} in '{}' instead", e.what(), what, are, write_fallback(path, content));
+    } catch (const RuntimeFailure& fallback) {
+      return fmt::format("{}; nor could the {} be kept in the temporary folder: {}", e.what(), what, fallback.what());
+    }
+  }
 }
 
 int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const RunOptions& options,

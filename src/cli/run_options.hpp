@@ -25,8 +25,17 @@ struct RunOptions {
 // --dry-run; --json and --csv, each refused at once (before any measuring) when it cannot be written.
 void add_run_options(CLI::App& command, RunOptions& options);
 
-// An option check: the path can be written (its folder exists and takes a new file).
-CLI::Validator writable_file();
+// The check of an output option (`option` names it in messages): the path
+// can be written (core/output_file.hpp's why_not_writable), and `-` takes
+// standard output, which one option at a time may have.
+CLI::Validator writable_file(const std::string& option);
+
+// Writes the `what` (e.g. "results") to `path` by core/output_file.hpp's
+// rules and says where on `out`. Returns "" when written; else a file that
+// could not be written goes to the temporary folder, and the message returned
+// names the path, the cause and where the file went.
+std::string save_output(const std::string& path, const std::string& content, const std::string& what,
+                        std::ostream& out);
 
 // The devices the options name: --devices, else --device, else 0.
 std::vector<int> selected_devices(const RunOptions& options);

@@ -1,5 +1,6 @@
 #include "core/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,40 +32,46 @@ bool disk_full_under(const std::string& path) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+std::string write_all(int fd, const std::string& path, const std::string& content) {
   const std::size_t room = disk_full_under(path) ? content.size() / 2 : content.size();
-  const bool written = std::fwrite(content.data(), 1, room, file) == content.size();
-  if (room < content.size()) errno = ENOSPC;
-  const bool flushed = written && std::fflush(file) == 0 && ::fsync(::fileno(file)) == 0;
-  const int saved_errno = errno;
-  std::fclose(file);
-  if (!written || !flushed) {
-    std::remove(temporary.c_str());
-    throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(saved_errno)));
+  std::size_t written = 0;
+  while (written < room) {
+    const ssize_t n = ::write(fd, content.data() + written, room - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::strerror(errno);
+    written += static_cast<std::size_t>(n);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int rename_errno = errno;
-    std::remove(temporary.c_str());
-    throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, std::strerror(rename_errno)));
+  return written < content.size() ? std::strerror(ENOSPC) : "";
+}
+
+int create_temporary_beside(const std::string& path, std::string& temporary) {
+  for (int attempt = 0;; ++attempt) {
+    temporary = attempt == 0 ? fmt::format("{}.tmp.{}", path, ::getpid())
+                             : fmt::format("{}.tmp.{}.{}", path, ::getpid(), attempt);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST || attempt == 100) return fd;
   }
 }
 
-std::string why_not_writable(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return "it is a folder";
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
-  std::FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return std::strerror(errno);
-  std::fclose(file);
-  std::remove(temporary.c_str());
-  return "";
+std::string replace_file(const std::string& path, const std::string& content) {
+  std::string temporary;
+  const int fd = create_temporary_beside(path, temporary);
+  if (fd < 0) return std::strerror(errno);
+  std::string why = write_all(fd, path, content);
+  if (why.empty() && ::fsync(fd) != 0) why = std::strerror(errno);
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  if (why.empty() && std::rename(temporary.c_str(), path.c_str()) != 0) why = std::strerror(errno);
+  if (!why.empty()) std::remove(temporary.c_str());
+  return why;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  if (const std::string why = replace_file(path, content); !why.empty())
+    throw RuntimeFailure(fmt::format("cannot write '{}': {}", path, why));
 }
 
 std::string write_fallback(const std::string& wanted, const std::string& content) {
-  const std::string name = std::filesystem::path(wanted).filename().string();
+  const std::string name = wanted == "-" ? "stdout" : std::filesystem::path(wanted).filename().string();
   const std::string fallback =
       (std::filesystem::temp_directory_path() / fmt::format("ferry-unsaved-{}-{}", ::getpid(), name)).string();
   write_file_atomically(fallback, content);
