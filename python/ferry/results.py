@@ -170,11 +170,20 @@ def _results(doc: Any, path: Path, label: str) -> Results:
         path=path,
         label=label,
         created_utc=_get(doc, "created_utc", str, "", optional=True) or "",
-        command_line=_get(doc, "command_line", list, "", optional=True) or [],
+        command_line=_command_line(doc),
         verification=_get(doc, "verification", str, ""),
         machine=_machine(_get(doc, "machine", dict, "")),
         workloads=parsed,
     )
+
+
+def _command_line(doc: dict) -> list:
+    # Every word a string: the report joins them (found by fuzzing: `"command_line": [null]` crashed it).
+    words = _get(doc, "command_line", list, "", optional=True) or []
+    for i, word in enumerate(words):
+        if not isinstance(word, str):
+            raise _Malformed(f"command_line[{i}] is {json.dumps(word)[:40]}, not a string")
+    return words
 
 
 # The machine facts the report and compare print, and what each must be when

@@ -40,6 +40,8 @@ def test_a_rows_spread_brackets_its_median_for_rates_and_latencies(emulator_resu
     (json.dumps(document(rows=[{k: v for k, v in row().items() if k != "unit"}])), "workloads[0].rows[0].unit is missing"),
     (json.dumps(document(rows=[row(metric="speed")])), "metric is \"speed\""),
     (json.dumps(document(workloads=[])), "workloads is empty"),
+    # Found by fuzzing: the report joins the command line's words.
+    (json.dumps({**document(rows=[row()]), "command_line": ["ferry", None]}), "command_line[1] is null, not a string"),
 ])
 def test_a_malformed_or_foreign_file_is_one_error_naming_the_file_and_the_problem(make_results, content, message):
     path = make_results("bad.json", content)
