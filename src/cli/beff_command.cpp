@@ -279,8 +279,9 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
       "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
       "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
-      "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures "
-      "(measured first), the others fitted to their own smallest and largest sizes; both residuals are printed.");
+      "the reason; fewer than 2 devices, or every transport skipped, is refused with exit 2. Beside each figure "
+      "the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures (measured first), the others "
+      "fitted to their own smallest and largest sizes; both residuals are printed.");
   add_run_options(*command, o->run);
   command->add_option("--transport", o->transports,
                       "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,host-staged,mpi-staged,mpi-cuda");
