@@ -10,6 +10,7 @@
 #include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace ferry {
@@ -84,11 +85,13 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "mpi-cuda): `mpirun -np N ferry run topo`.");
   add_run_options(*command, o->run);
   command->add_option("--topology", o->topologies,
-                      "all (default: every one the devices can form), or some of pair,ring,fully-connected,"
-                      "host-staged,matrix");
+                      fmt::format("all (default: every one the devices can form), or some of {}",
+                                  join(topo::all_topologies(), ",", [](topo::Topology t) { return std::string(to_string(t)); })));
   command->add_option("--transport", o->transports,
-                      "the direct topologies' transports (default p2p-ce,p2p-sm,nccl,mpi-cuda; those that cannot "
-                      "run here are skipped with the reason)");
+                      fmt::format("the direct topologies' transports (default {}; those that cannot run here are "
+                                  "skipped with the reason)",
+                                  join(topo::TopoConfig{}.transports, ",",
+                                       [](transport::Kind k) { return std::string(transport::to_string(k)); })));
   command->add_option("--sizes", o->sizes,
                       "regular (powers of two, 1 KiB .. 256 MiB; default), irregular (odd sizes over the same range), "
                       "or a list or range, e.g. 1000,3KiB,1MiB or 4K:64M:x4");
