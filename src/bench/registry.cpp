@@ -40,7 +40,8 @@ WorkloadInfo stream_info() {
           "per-chunk latency (median, p99) and stream throughput of each design over a chunk sweep, each output word "
           "verified, beside a model built from link's ceilings; `ferry tune stream` searches for a latency or "
           "throughput target",
-          {{"designs (--design)", names_of(stream::all_designs(), [](stream::Design d) { return stream::to_string(d); })}}};
+          {{"designs (--design)",
+            names_of(stream::all_designs(), [](stream::Design d) { return stream::to_string(d); })}}};
 }
 
 WorkloadInfo overlap_info() {
@@ -86,7 +87,8 @@ WorkloadInfo topo_info() {
           "each topology over regular or irregular sizes, --rounds rounds per size each verified, min/median/max "
           "bandwidth; a pairwise bandwidth and latency matrix per transport; every topology's peak beside its "
           "theoretical peak (NVLink, PCIe, store-and-forward) and link's peer copies",
-          {{"topologies (--topology)", names_of(topo::all_topologies(), [](topo::Topology t) { return topo::to_string(t); })},
+          {{"topologies (--topology)",
+            names_of(topo::all_topologies(), [](topo::Topology t) { return topo::to_string(t); })},
            {"direct transports (--transport)", transport_names(direct)}}};
 }
 

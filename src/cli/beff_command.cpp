@@ -285,7 +285,8 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
   add_run_options(*command, o->run);
   command->add_option("--transport", o->transports,
                       fmt::format("transports to compare: all (default), or some of {}",
-                                  join(transport::all_kinds(), ",", [](transport::Kind k) { return std::string(to_string(k)); })));
+                                  join(transport::all_kinds(), ",",
+                                       [](transport::Kind k) { return std::string(to_string(k)); })));
   command->add_option("--max-size", o->max_size,
                       "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21");
   command->add_option("--min-time", o->min_time, "shortest measurement, for looplength's calibration (default 5ms)");

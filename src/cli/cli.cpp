@@ -28,7 +28,8 @@ int list_workloads(std::ostream& out) {
   for (const auto& w : workloads()) {
     out << fmt::format("{:<10} {}\n{:<10} measures: {}\n", w.name, w.summary, "", w.measures);
     for (const Listing& list : w.lists)
-      out << fmt::format("{:<10} {}: {}\n", "", list.what, join(list.names, ", ", [](const std::string& n) { return n; }));
+      out << fmt::format("{:<10} {}: {}\n", "", list.what,
+                         join(list.names, ", ", [](const std::string& name) { return name; }));
   }
   return 0;
 }

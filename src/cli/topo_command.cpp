@@ -86,7 +86,8 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
   add_run_options(*command, o->run);
   command->add_option("--topology", o->topologies,
                       fmt::format("all (default: every one the devices can form), or some of {}",
-                                  join(topo::all_topologies(), ",", [](topo::Topology t) { return std::string(to_string(t)); })));
+                                  join(topo::all_topologies(), ",",
+                                       [](topo::Topology t) { return std::string(to_string(t)); })));
   command->add_option("--transport", o->transports,
                       fmt::format("the direct topologies' transports (default {}; those that cannot run here are "
                                   "skipped with the reason)",

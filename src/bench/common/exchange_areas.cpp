@@ -16,7 +16,8 @@ std::string needs_two_participants(std::string_view workload, int participants) 
                      workload, participants);
 }
 
-std::string nothing_measured(std::string_view workload, std::string_view asked, const std::vector<std::string>& skipped) {
+std::string nothing_measured(std::string_view workload, std::string_view asked,
+                             const std::vector<std::string>& skipped) {
   std::string reasons;
   for (const std::string& why : skipped) reasons += (reasons.empty() ? "" : "; ") + why;
   return fmt::format("{}: nothing was measured: every {} asked for was skipped here ({})", workload, asked, reasons);

@@ -29,7 +29,8 @@ std::vector<Member> gather_members(World& world, const transport::Group& group);
 // participants (nothing lies between one device and itself), and a run in
 // which everything asked for was skipped (`skipped`: each with its reason).
 std::string needs_two_participants(std::string_view workload, int participants);
-std::string nothing_measured(std::string_view workload, std::string_view asked, const std::vector<std::string>& skipped);
+std::string nothing_measured(std::string_view workload, std::string_view asked,
+                             const std::vector<std::string>& skipped);
 
 class ExchangeAreas {
  public:
