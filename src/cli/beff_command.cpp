@@ -72,14 +72,13 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   const bool reads_link_peers = std::any_of(config.transports.begin(), config.transports.end(), [](transport::Kind k) {
     return k == transport::Kind::p2p_ce || k == transport::Kind::p2p_sm;
   });
-  if (o.run.dry_run) {
-    beff::validate(*backend, config);
-    const int participants = w.distributed() ? w.size() : static_cast<int>(config.devices.size());
+  // Refused, as topo refuses, before anything is printed or measured.
+  const int participants = beff::participants_of(w, config);
+  beff::validate(*backend, config, participants);
+  if (o.run.dry_run)
     return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, reads_link_peers || !o.profile_path.empty(),
                                    {"beff", beff::plan_run(config, participants)}, shown);
-  }
   Results results = start_results(*backend, command_line, shown);
-  beff::validate(*backend, config);
   LinkPeers peers;
   if (reads_link_peers || !o.profile_path.empty())
     peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
@@ -178,6 +177,12 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
   } else {
     // No file: measure this machine's terms with a quick beff run first.
     const std::unique_ptr<Backend> backend = make_backend(o.backend);
+    if (backend->device_count() < 2)
+      throw UsageError(fmt::format("without --profile, `ferry model beff` measures this machine's terms with a quick "
+                                   "beff run, which needs 2 or more devices and this machine has {}: give --profile "
+                                   "FILE, the results of `ferry run beff --json FILE` on a machine with two (or of "
+                                   "mpirun -np 2 ferry run beff)",
+                                   backend->device_count()));
     results = start_results(*backend, command_line, out);
     beff::BeffConfig config = beff::BeffConfig::defaults(backend->capabilities(), true);
     for (int d = 0; d < backend->device_count(); ++d) config.devices.push_back(d);
@@ -274,11 +279,14 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
       "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
       "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
-      "the reason. Beside each figure the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures "
-      "(measured first), the others fitted to their own smallest and largest sizes; both residuals are printed.");
+      "the reason; fewer than 2 devices, or every transport skipped, is refused with exit 2. Beside each figure "
+      "the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures (measured first), the others "
+      "fitted to their own smallest and largest sizes; both residuals are printed.");
   add_run_options(*command, o->run);
   command->add_option("--transport", o->transports,
-                      "transports to compare: all (default), or some of p2p-ce,p2p-sm,nccl,host-staged,mpi-staged,mpi-cuda");
+                      fmt::format("transports to compare: all (default), or some of {}",
+                                  join(transport::all_kinds(), ",",
+                                       [](transport::Kind k) { return std::string(to_string(k)); })));
   command->add_option("--max-size", o->max_size,
                       "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21");
   command->add_option("--min-time", o->min_time, "shortest measurement, for looplength's calibration (default 5ms)");

@@ -27,7 +27,12 @@ std::string workload_names() {
 }
 
 int list_workloads(std::ostream& out) {
-  for (const auto& w : workloads()) out << fmt::format("{:<10} {}\n{:<10} measures: {}\n", w.name, w.summary, "", w.measures);
+  for (const auto& w : workloads()) {
+    out << fmt::format("{:<10} {}\n{:<10} measures: {}\n", w.name, w.summary, "", w.measures);
+    for (const Listing& list : w.lists)
+      out << fmt::format("{:<10} {}: {}\n", "", list.what,
+                         join(list.names, ", ", [](const std::string& name) { return name; }));
+  }
   return 0;
 }
 

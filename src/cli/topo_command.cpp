@@ -10,6 +10,7 @@
 #include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "core/units.hpp"
 
 namespace ferry {
@@ -73,7 +74,8 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "right and receives from the left at once), fully-connected (every device exchanges with every other at once), "
       "host-staged (device -> host, host -> host by memcpy in one process or MPI across ranks, host -> device; every "
       "device with every other) and matrix (one-way bandwidth and latency for every ordered pair). A topology the "
-      "devices cannot form is named with the reason (a ring of 2 is the pair). Ping-ping: every device starts "
+      "devices cannot form is named with the reason (a ring of 2 is the pair); fewer than 2 devices, or every "
+      "topology and transport asked for skipped, is refused with exit 2. Ping-ping: every device starts "
       "sending at once, one exchange a round; each round's messages hold values of element index and round and are "
       "checked byte for byte on receipt. GB/s = bytes each device sends / the slowest device's time; median, min and "
       "max over rounds. Each topology's peak is set beside its theoretical peak (NVLink count x rate, PCIe "
@@ -83,11 +85,14 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "mpi-cuda): `mpirun -np N ferry run topo`.");
   add_run_options(*command, o->run);
   command->add_option("--topology", o->topologies,
-                      "all (default: every one the devices can form), or some of pair,ring,fully-connected,"
-                      "host-staged,matrix");
+                      fmt::format("all (default: every one the devices can form), or some of {}",
+                                  join(topo::all_topologies(), ",",
+                                       [](topo::Topology t) { return std::string(to_string(t)); })));
   command->add_option("--transport", o->transports,
-                      "the direct topologies' transports (default p2p-ce,p2p-sm,nccl,mpi-cuda; those that cannot "
-                      "run here are skipped with the reason)");
+                      fmt::format("the direct topologies' transports (default {}; those that cannot run here are "
+                                  "skipped with the reason)",
+                                  join(topo::TopoConfig{}.transports, ",",
+                                       [](transport::Kind k) { return std::string(transport::to_string(k)); })));
   command->add_option("--sizes", o->sizes,
                       "regular (powers of two, 1 KiB .. 256 MiB; default), irregular (odd sizes over the same range), "
                       "or a list or range, e.g. 1000,3KiB,1MiB or 4K:64M:x4");

@@ -17,6 +17,7 @@
 #include "bench/link/link.hpp"
 #include "bench/link/link_peer_flag.hpp"
 #include "cli/cli.hpp"
+#include "cli/run_ferry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
@@ -155,12 +156,44 @@ TEST(Beff, WhatCannotRunHereIsSkippedWithTheReason) {
   EXPECT_EQ(rows_of(r, "beff").size(), 3u);
 }
 
-TEST(Beff, OneDeviceHasNoRingForThePeerTransports) {
+TEST(Beff, OneDeviceIsRefusedBeforeAnythingIsMeasured) {
   emu::EmuBackend backend;
-  const WorkloadResult r = run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {2}), {}, Progress("beff", false));
-  ASSERT_EQ(r.skipped.size(), 2u);
-  EXPECT_NE(r.skipped[0].find("needs 2 devices"), std::string::npos) << r.skipped[0];
-  EXPECT_TRUE(r.rows.empty());
+  const Progress progress("beff", false);
+  try {
+    run(backend, world(), quick(backend, {Kind::p2p_ce, Kind::p2p_sm}, {2}), {}, progress);
+    FAIL() << "a ring of one device ran";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("beff measures between devices"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(progress.steps_taken(), 0u);
+}
+
+// The command as a user on a machine with one GPU types it: no ring, so no table and no PASSED, but how to get two.
+TEST(Beff, TheCommandRefusesOneDeviceSayingHowToGetTwo) {
+  for (const bool dry_run : {false, true}) {
+    std::vector<std::string> args = {"run", "beff", "--backend", "emu", "--quick", "-q", "--devices", "0"};
+    if (dry_run) args.push_back("--dry-run");
+    const Outcome o = ferry(args);
+    EXPECT_EQ(o.code, 2) << o.out << o.err;
+    EXPECT_NE(o.err.find("beff measures between devices: it needs 2 or more (--devices 0,1 on a machine with two "
+                         "GPUs), or 2 or more MPI ranks (mpirun -np 2 ferry run beff); this run has 1"),
+              std::string::npos)
+        << o.err;
+    EXPECT_EQ(o.out.find("PASSED"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("skipped"), std::string::npos) << "refused before any transport was tried: " << o.out;
+  }
+}
+
+TEST(Beff, ARunInWhichEveryTransportWasSkippedSaysNothingWasMeasured) {
+  // nccl has no library on the emulator, and the MPI transports need mpirun: nothing of these can run here.
+  const Outcome o = ferry({"run", "beff", "--backend", "emu", "--quick", "-q", "--devices", "0,1", "--transport",
+                           "nccl,mpi-staged"});
+  EXPECT_EQ(o.code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("beff: nothing was measured: every transport asked for was skipped here (nccl: "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("; mpi-staged: needs 2 or more MPI ranks"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("PASSED"), std::string::npos) << o.out;
 }
 
 TEST(Beff, P2pCeIsModelledFromLinksPeerFigures) {
@@ -333,14 +366,16 @@ TEST(Beff, APeerFlagAnswerWithoutItsRoundTripsTagIsCounted) {
 TEST(Beff, ValidateRefusesWhatCannotRun) {
   emu::EmuBackend backend;
   BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
+  EXPECT_NO_THROW(validate(backend, c, 2));
+  EXPECT_THROW(validate(backend, c, 1), UsageError) << "one participant: nothing to measure between";
   c.max_bytes = 1 << 20;
-  EXPECT_THROW(validate(backend, c), UsageError);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
   c = quick(backend, {Kind::p2p_ce}, {0, 0});
-  EXPECT_THROW(validate(backend, c), UsageError);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
   c = quick(backend, {Kind::p2p_ce}, {0, 9});
-  EXPECT_THROW(validate(backend, c), UsageError);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
   c = quick(backend, {}, {0, 1});
-  EXPECT_THROW(validate(backend, c), UsageError);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
 }
 
 TEST(Beff, ThePeerTransportsAndNcclPassOnTwoGpus) {

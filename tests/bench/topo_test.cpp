@@ -167,6 +167,58 @@ TEST(Topo, BadInputIsRefusedWithTheReason) {
   EXPECT_THROW(validate(backend, c, 2), UsageError);
 }
 
+// beff says the same, word for word but its name (beff_test.cpp).
+TEST(Topo, TheCommandRefusesOneDeviceSayingHowToGetTwo) {
+  std::ostringstream out, err;
+  const int code = ferry_main({"run", "topo", "--backend", "emu", "--quick", "-q", "--devices", "0"}, out, err);
+  EXPECT_EQ(code, 2) << err.str();
+  EXPECT_NE(err.str().find("topo measures between devices: it needs 2 or more (--devices 0,1 on a machine with two "
+                           "GPUs), or 2 or more MPI ranks (mpirun -np 2 ferry run topo); this run has 1"),
+            std::string::npos)
+      << err.str();
+  EXPECT_EQ(out.str().find("PASSED"), std::string::npos) << out.str();
+}
+
+TEST(Topo, ARunInWhichEverythingWasSkippedSaysNothingWasMeasured) {
+  emu::EmuBackend backend;
+  TopoConfig config = quick(backend, {0, 1});
+  config.topologies = {Topology::pair, Topology::ring, Topology::matrix};
+  config.transports = {Kind::nccl};  // no NCCL library on the emulator
+  try {
+    run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+    FAIL() << "a run that measured nothing returned a result";
+  } catch (const UsageError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("topo: nothing was measured: every topology and transport asked for was skipped here ("),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("ring: "), std::string::npos) << "a ring of 2 is the pair: " << message;
+    EXPECT_NE(message.find("nccl: "), std::string::npos) << message;
+  }
+}
+
+TEST(Topo, TheCommandExitsTwoWhenEveryTransportWasSkipped) {
+  std::ostringstream out, err;
+  const int code = ferry_main({"run", "topo", "--backend", "emu", "--quick", "-q", "--devices", "0,1", "--topology",
+                               "pair,matrix", "--transport", "nccl"},
+                              out, err);
+  EXPECT_EQ(code, 2) << out.str() << err.str();
+  EXPECT_NE(err.str().find("topo: nothing was measured"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str().find("topo: PASSED"), std::string::npos) << out.str();
+}
+
+// What was skipped does not fail a run that measured something.
+TEST(Topo, ATopologyMeasuredBesideSkippedOnesPasses) {
+  emu::EmuBackend backend;
+  TopoConfig config = quick(backend, {0, 1});
+  config.topologies = {Topology::pair, Topology::host_staged};
+  config.transports = {Kind::nccl};
+  const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(skipped(r, "nccl: "));
+  EXPECT_EQ(rows_of(r, "bandwidth", "host-staged").size(), config.sizes.size());
+}
+
 TEST(Topo, IrregularSizesAreOddAndRegularOnesPowersOfTwo) {
   for (std::uint64_t b : irregular_sizes()) EXPECT_EQ(b % 2, 1u) << b;
   const auto regular = regular_sizes();

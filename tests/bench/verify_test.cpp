@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "backend/emu/emu_backend.hpp"
 #include "bench/common/measure.hpp"
 #include "bench/common/pattern.hpp"
@@ -61,14 +65,64 @@ TEST(Measure, EverySampleIsCheckedAndOneBadSampleFailsTheRow) {
   EXPECT_EQ(m.check, Check::failed);
 }
 
+// A trial whose samples last what the test says, whatever the machine: each call of time_one (warm-ups too)
+// takes the next of `seconds`, the last one again once they run out.
+struct ScriptedTrial {
+  std::vector<double> seconds;
+  std::size_t calls = 0;
+
+  CustomTrial trial() {
+    return {.time_one = [this] { return seconds.at(std::min(calls++, seconds.size() - 1)); }};
+  }
+};
+
 TEST(Measure, SamplesUntilEnoughTimeWasMeasured) {
-  emu::EmuBackend backend;
-  auto stream = backend.make_stream(0);
-  Trial trial{.enqueue = [](Stream& s) { s.enqueue_host([] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }); }};
-  const Measurement m = time_on_host(*stream, Repeat{.warmup = 0, .min_samples = 2, .max_samples = 50, .min_seconds = 0.02}, trial);
-  EXPECT_GE(m.seconds.size(), 5u);
-  EXPECT_LE(m.seconds.size(), 11u);
+  // A warm-up of 100 s, which must not count; then the samples reach 1 s with the fifth, exactly.
+  ScriptedTrial scripted{.seconds = {100, 0.25, 0.25, 0.125, 0.125, 0.25, 0.25}};
+  const Measurement m =
+      time_custom(Repeat{.warmup = 1, .min_samples = 2, .max_samples = 50, .min_seconds = 1}, scripted.trial());
+  EXPECT_EQ(m.seconds, (std::vector<double>{0.25, 0.25, 0.125, 0.125, 0.25}))
+      << "the fourth sample's sum, 0.75 s, is short of 1 s; the fifth's reaches it";
+  EXPECT_EQ(scripted.calls, 6u) << "one warm-up and five samples: none past the one that reached the time";
   EXPECT_EQ(m.check, Check::not_applicable);
+}
+
+TEST(Measure, TakesTheFewestSamplesEvenWhenTheFirstIsLongEnough) {
+  ScriptedTrial scripted{.seconds = {5}};
+  const Measurement m =
+      time_custom(Repeat{.warmup = 0, .min_samples = 3, .max_samples = 50, .min_seconds = 1}, scripted.trial());
+  EXPECT_EQ(m.seconds.size(), 3u);
+}
+
+TEST(Measure, NeverSamplesPastTheMost) {
+  ScriptedTrial scripted{.seconds = {1e-6}};
+  const Measurement m =
+      time_custom(Repeat{.warmup = 2, .min_samples = 5, .max_samples = 50, .min_seconds = 1}, scripted.trial());
+  EXPECT_EQ(m.seconds.size(), 50u) << "50 us of 1 s measured: the most samples, and no more";
+  EXPECT_EQ(scripted.calls, 52u);
+}
+
+// The rule for any durations: at least the fewest samples, at most the most, and past the
+// fewest, sampling stops with the sample whose sum first reaches the minimum time.
+TEST(Measure, StopsWithTheSampleThatReachesTheMinimumTimeForAnyDurations) {
+  const Repeat repeat{.warmup = 0, .min_samples = 3, .max_samples = 40, .min_seconds = 0.1};
+  std::uint64_t state = 1;
+  for (int script = 0; script < 200; ++script) {
+    ScriptedTrial scripted;
+    for (int i = 0; i < 60; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      scripted.seconds.push_back(static_cast<double>(state >> 40) / static_cast<double>(1ull << 24) * 0.03);
+    }
+    const Measurement m = time_custom(repeat, scripted.trial());
+    const std::size_t n = m.seconds.size();
+    ASSERT_GE(n, 3u);
+    ASSERT_LE(n, 40u);
+    double before_last = 0;
+    for (std::size_t i = 0; i + 1 < n; ++i) before_last += m.seconds[i];
+    const double all = before_last + m.seconds.back();
+    if (n > 3) EXPECT_LT(before_last, repeat.min_seconds) << "script " << script << ": a sample past the time";
+    if (n < 40) EXPECT_GE(all, repeat.min_seconds) << "script " << script << ": stopped short of the time";
+  }
 }
 
 }  // namespace

@@ -257,10 +257,13 @@ TEST_P(PersistentRoleThatNeverSeesItsChunk, TimesOutNamingTheRoleAndTheChunkWith
   std::filesystem::remove(profile);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(o.code, 3) << o.err;
-  EXPECT_NE(o.err.find(named), std::string::npos) << o.err;
+  // Named, the role gave up after --timeout's 0.3 s: had the kernel not given up, the host, waiting twice as
+  // long, would have said "no team gave up waiting".
+  EXPECT_NE(o.err.find(std::string(named) + " for 0.3 s"), std::string::npos) << o.err;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
-  // The role gives up after 0.3 s, the roles after it 0.3 s later; the host's own limit would be 0.6 s more.
-  EXPECT_LT(seconds, 5.0) << o.err;
+  // Only a hang takes this long: on a 2-core machine at load average 7.6 the runs took 0.6 to 4.4 s (the bound
+  // was 5 s).
+  EXPECT_LT(seconds, 120.0) << o.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -2,7 +2,8 @@
 # beff across MPI ranks on the emulator, as CI runs it: a ring of RANKS ranks
 # passes every transport it can run and prints a sane table; one corrupted
 # byte fails its size with exit 1; a rank that cannot start ends every rank;
-# a rank that exits mid-run ends every rank.
+# a run that can measure nothing is refused on every rank; a rank that exits
+# mid-run ends every rank.
 # Usage: beff_mpi_test.sh FERRY MPIEXEC RANKS
 test_name=beff_mpi_test
 source "$(dirname "$0")/mpi_test_lib.sh" "$@"
@@ -47,6 +48,14 @@ code=$?
 # Every rank past 0 fails; the first to abort ends the others, so any of them may be the one named.
 grep -qE "ferry: rank [1-9][0-9]* \(.*\): --devices 0 names 1 device" "$work/abort.txt" ||
   { cat "$work/abort.txt"; fail "the failing rank is not named"; }
+# Every transport asked for skipped (p2p-ce needs the ring's devices in one process): every rank refuses alike,
+# with no hang, exit 2, and nothing says PASSED.
+launch "$ferry" run beff --backend emu --quick -q --transport p2p-ce > "$work/nothing.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/nothing.txt"; fail "a run that measured nothing gave exit $code, expected 2"; }
+grep -q "beff: nothing was measured: every transport asked for was skipped here (p2p-ce: " "$work/nothing.txt" ||
+  { cat "$work/nothing.txt"; fail "a run that measured nothing does not say so"; }
+! grep -q "PASSED" "$work/nothing.txt" || fail "a run that measured nothing said PASSED"
 # A rank that exits mid-run, as a crashed one does: every rank ends well within the timeout, the exit is
 # not 0, and the rank is named.
 start=$SECONDS

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # topo across MPI ranks on the emulator, as CI runs it: with RANKS ranks every
 # topology the ranks can form passes (host-staged through MPI among them) and
-# the others are named; one corrupted round fails with exit 1, naming it.
+# the others are named; one corrupted round fails with exit 1, naming it; a
+# run that can measure nothing is refused on every rank.
 # Usage: topo_mpi_test.sh FERRY MPIEXEC RANKS
 test_name=topo_mpi_test
 source "$(dirname "$0")/mpi_test_lib.sh" "$@"
@@ -42,4 +43,12 @@ grep -q "^topo: FAILED" "$work/corrupt.txt" || fail "a corrupted round did not f
 grep -E "64 KiB .*FAILED +64 KiB: round 2 of 3 arrived wrong" "$work/corrupt.txt" > /dev/null ||
   { cat "$work/corrupt.txt"; fail "the 64 KiB row does not name round 2"; }
 [ "$(grep -cE '^  host-staged .*FAILED' "$work/corrupt.txt")" -eq 2 ] || fail "not exactly the size and its peak FAILED"
+# Every topology asked for skipped (p2p-ce needs its devices in one process; the matrix, its pairs): every rank
+# refuses alike, with no hang, exit 2, and nothing says PASSED.
+launch "$ferry" run topo --backend emu --quick -q --topology pair,matrix --transport p2p-ce > "$work/nothing.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/nothing.txt"; fail "a run that measured nothing gave exit $code, expected 2"; }
+grep -q "topo: nothing was measured: every topology and transport asked for was skipped here (" "$work/nothing.txt" ||
+  { cat "$work/nothing.txt"; fail "a run that measured nothing does not say so"; }
+! grep -q "PASSED" "$work/nothing.txt" || fail "a run that measured nothing said PASSED"
 echo "topo_mpi_test: $ranks ranks passed"

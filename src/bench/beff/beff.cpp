@@ -5,16 +5,17 @@
 #include <algorithm>
 
 #include "bench/beff/beff_run.hpp"
+#include "core/error.hpp"
 #include "core/text.hpp"
 #include "transport/transport.hpp"
 
 namespace ferry::beff {
 WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress) {
-  validate(backend, config);
   // Under mpirun each rank drives one device and is one participant; in one process every device is.
   const bool one_per_rank = world.distributed();
-  const int participants = one_per_rank ? world.size() : static_cast<int>(config.devices.size());
+  const int participants = participants_of(world, config);
+  validate(backend, config, participants);
   const std::vector<int> devices = one_per_rank ? std::vector<int>{config.devices.front()} : config.devices;
   const std::uint64_t largest = config.sizes().back();
   ExchangeAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest);
@@ -26,6 +27,14 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   std::vector<std::string> skipped;
   for (transport::Kind kind : config.transports)
     skipped.push_back(transport::unavailable_anywhere(kind, backend, world, areas.group()));
+  // Every rank found the same transports unavailable, so every rank refuses alike.
+  if (std::none_of(skipped.begin(), skipped.end(), [](const std::string& why) { return why.empty(); })) {
+    world.stop_watching();
+    std::vector<std::string> reasons;
+    for (std::size_t t = 0; t < skipped.size(); ++t)
+      reasons.push_back(fmt::format("{}: {}", to_string(config.transports[t]), skipped[t]));
+    throw UsageError(nothing_measured("beff", "transport", reasons));
+  }
   BeffConfig runnable = config;  // the progress total: the plan of the transports every rank can run
   runnable.transports.clear();
   for (std::size_t t = 0; t < config.transports.size(); ++t)

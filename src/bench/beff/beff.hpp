@@ -54,18 +54,24 @@ constexpr const char* corrupt_variable = "FERRY_FAULT_CORRUPT_MESSAGE";
 constexpr const char* rank_exit_variable = "FERRY_FAULT_RANK_EXIT";
 void parse_rank_exit(std::string_view text, BeffConfig& config);
 
-// Throws UsageError for what cannot run: no device, a device listed twice or
-// missing, areas that do not fit a device, a max size below the definition's.
-void validate(Backend& backend, const BeffConfig& config);
+// The ring's participants: every rank under mpirun (a device each), else this process's devices.
+int participants_of(const World& world, const BeffConfig& config);
 
-// Runs every transport on the ring of this process's devices (and every
-// rank's, under mpirun). `link_peers`: the peer figures link measured, for
-// p2p-ce's and p2p-sm's models (empty: those are fitted like the others). The
-// result is complete on rank 0; other ranks get only their share.
+// Throws UsageError for what cannot run: no device, a device listed twice or
+// missing, fewer than 2 participants (nothing to measure between), areas that
+// do not fit a device, a max size below the definition's.
+void validate(Backend& backend, const BeffConfig& config, int participants);
+
 // The steps run() takes when every transport can run, each with its work,
 // before anything is allocated; run() drops the steps of those that cannot.
 Plan plan_run(const BeffConfig& config, int participants);
 
+// Runs every transport on the ring of this process's devices (and every
+// rank's, under mpirun). `link_peers`: the peer figures link measured, for
+// p2p-ce's and p2p-sm's models (empty: those are fitted like the others). The
+// result is complete on rank 0; other ranks get only their share. Throws
+// UsageError, on every rank alike, when no transport asked for can run: a run
+// that measured nothing has no result to pass.
 WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress);
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bench/beff/beff.hpp"
+#include "bench/common/exchange_areas.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -49,11 +50,16 @@ BeffConfig BeffConfig::defaults(const Capabilities& capabilities, bool quick) {
   return c;
 }
 
-void validate(Backend& backend, const BeffConfig& config) {
+int participants_of(const World& world, const BeffConfig& config) {
+  return world.distributed() ? world.size() : static_cast<int>(config.devices.size());
+}
+
+void validate(Backend& backend, const BeffConfig& config, int participants) {
   if (config.devices.empty()) throw UsageError("no device selected");
   if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
     throw UsageError("a device is listed twice in --devices");
   if (config.transports.empty()) throw UsageError("no transport selected");
+  if (participants < 2) throw UsageError(needs_two_participants("beff", participants));
   if (config.repetitions < 1) throw UsageError("--repetitions must be at least 1");
   if (config.max_bytes < definition_largest)
     throw UsageError(fmt::format("--max-size {} is below the definition's largest message ({}): it can only extend "

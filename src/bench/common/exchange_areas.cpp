@@ -10,6 +10,19 @@
 
 namespace ferry {
 
+std::string needs_two_participants(std::string_view workload, int participants) {
+  return fmt::format("{0} measures between devices: it needs 2 or more (--devices 0,1 on a machine with two GPUs), "
+                     "or 2 or more MPI ranks (mpirun -np 2 ferry run {0}); this run has {1}",
+                     workload, participants);
+}
+
+std::string nothing_measured(std::string_view workload, std::string_view asked,
+                             const std::vector<std::string>& skipped) {
+  std::string reasons;
+  for (const std::string& why : skipped) reasons += (reasons.empty() ? "" : "; ") + why;
+  return fmt::format("{}: nothing was measured: every {} asked for was skipped here ({})", workload, asked, reasons);
+}
+
 std::vector<Member> gather_members(World& world, const transport::Group& group) {
   // "participant rank device host" per line, from every rank.
   std::string mine;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -23,6 +24,13 @@ struct Member {
 
 // On rank 0, every rank's participants in the group, in participant order; empty elsewhere.
 std::vector<Member> gather_members(World& world, const transport::Group& group);
+
+// What beff and topo say, alike, when a run cannot measure: fewer than 2
+// participants (nothing lies between one device and itself), and a run in
+// which everything asked for was skipped (`skipped`: each with its reason).
+std::string needs_two_participants(std::string_view workload, int participants);
+std::string nothing_measured(std::string_view workload, std::string_view asked,
+                             const std::vector<std::string>& skipped);
 
 class ExchangeAreas {
  public:

@@ -85,6 +85,31 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
   return c;
 }
 
+const std::vector<Section>& sections() {
+  static const std::vector<Section> all = {
+      {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
+      {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
+      {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
+      {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
+      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
+               "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
+               "checked; and one thread's dependent reads of mapped memory, events, per read"},
+      {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
+                         "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
+                         "memory (a doorbell poll's round trip), device clock"},
+      {"copy_queue", "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
+                     "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
+      {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
+      {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
+      {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
+      {"peer_bidirectional", "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
+      {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
+      {"peer_flag", "Peer flags: a kernel on one device stores a tag into the other's memory, the kernel there answers into the first's, round trips timed by the first kernel's clock; one way = half a round trip"},
+      {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
+  };
+  return all;
+}
+
 const std::vector<std::string> checked_sections = {
     "copy_latency", "dispatch",     "flag",           "bandwidth",    "zero_copy",          "zero_copy_load",
     "copy_queue",   "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
@@ -227,27 +252,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
       {"flag_round_trips", static_cast<std::int64_t>(config.flag_round_trips)},
       {"graph_round_trips", static_cast<std::int64_t>(config.graph_round_trips)},
   };
-  result.sections = {
-      {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
-      {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
-      {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
-      {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
-      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
-               "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
-               "checked; and one thread's dependent reads of mapped memory, events, per read"},
-      {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
-                         "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
-                         "memory (a doorbell poll's round trip), device clock"},
-      {"copy_queue", "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
-                     "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
-      {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
-      {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
-      {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
-      {"peer_bidirectional", "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
-      {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
-      {"peer_flag", "Peer flags: a kernel on one device stores a tag into the other's memory, the kernel there answers into the first's, round trips timed by the first kernel's clock; one way = half a round trip"},
-      {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
-  };
+  result.sections = sections();
 
   progress.expect(plan_run(backend, config).steps.size());
 

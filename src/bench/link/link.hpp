@@ -58,6 +58,9 @@ struct LinkOutcome {
   model::MachineProfile profile;
 };
 
+// Every section of link's results, each a table of its own: what `ferry list` names.
+const std::vector<Section>& sections();
+
 // The sections of link's table whose rows are checked: what corrupt_section may name.
 extern const std::vector<std::string> checked_sections;
 // "dispatch@2" into corrupt_section and corrupt_row; UsageError naming the variable when N is not a count.

@@ -1,7 +1,7 @@
 #pragma once
 // `ferry run stream` and `ferry tune stream`: a stream of data that arrives on
-// the host and must come back to it, processed by five designs, measured for
-// latency per chunk and throughput of the whole stream.
+// the host and must come back to it, processed by each design (all_designs()),
+// measured for latency per chunk and throughput of the whole stream.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "bench/topo/topo_run.hpp"
+#include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 
@@ -60,6 +61,8 @@ class TopoRun {
       }
     }
     world_.stop_watching();
+    // What was skipped, and why, is the same on every rank, so every rank refuses alike.
+    if (records_.empty() && matrix_.empty()) throw UsageError(nothing_measured("topo", "topology and transport", skipped_));
     if (world_.rank() != 0) {
       WorkloadResult share;
       share.workload = "topo";

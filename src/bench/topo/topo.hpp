@@ -71,13 +71,15 @@ void parse_corruption(std::string_view text, TopoConfig& config);
 // device. `participants`: the devices of the whole run (every rank's).
 void validate(Backend& backend, const TopoConfig& config, int participants);
 
-// Runs every topology this process (and, under mpirun, every rank) can form.
-// `machine`: what the links promise; `link_peers`: link's peer copies in this
-// run (empty when not measured). Complete on rank 0; other ranks get their share.
 // The steps run() takes when every transport can run, each with its work,
 // before anything is allocated; run() drops the steps of those that cannot.
 Plan plan_run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config);
 
+// Runs every topology this process (and, under mpirun, every rank) can form.
+// `machine`: what the links promise; `link_peers`: link's peer copies in this
+// run (empty when not measured). Complete on rank 0; other ranks get their share.
+// Throws UsageError, on every rank alike, when every topology and transport
+// asked for was skipped: a run that measured nothing has no result to pass.
 WorkloadResult run(Backend& backend, World& world, const Machine& machine, const TopoConfig& config,
                    const std::vector<model::PeerProfile>& link_peers, const Progress& progress);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "bench/common/exchange_areas.hpp"
 #include "bench/topo/topo.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -93,9 +94,7 @@ void validate(Backend& backend, const TopoConfig& config, int participants) {
   if (std::set<int>(config.devices.begin(), config.devices.end()).size() != config.devices.size())
     throw UsageError("a device is listed twice in --devices");
   if (config.topologies.empty()) throw UsageError("no topology selected");
-  if (participants < 2)
-    throw UsageError("topo measures between devices: it needs 2 or more (--devices 0,1), or 2 or more MPI ranks "
-                     "(mpirun -np 2 ferry run topo)");
+  if (participants < 2) throw UsageError(needs_two_participants("topo", participants));
   if (config.rounds < 1) throw UsageError("--rounds must be at least 1");
   if (config.sizes.empty()) throw UsageError("no message size selected");
   for (transport::Kind kind : config.transports)
