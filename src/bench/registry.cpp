@@ -73,8 +73,8 @@ WorkloadInfo beff_info() {
   return {"beff", "HPCC effective bandwidth between devices, per transport: which path to use",
           fmt::format("a ring of devices (or MPI ranks) exchanging messages of the {} b_eff sizes ({} .. {}) by "
                       "ping-ping over each transport; b(L) per size, b_eff per transport, one-way ping-pong latency, "
-                      "every message checked, beside the model L / (t_lat + L / B); `ferry model beff` predicts larger "
-                      "rings",
+                      "messages checked word by word on arrival (docs/beff.md says which), beside the model "
+                      "L / (t_lat + L / B); `ferry model beff` predicts larger rings",
                       sizes.size(), format_bytes(sizes.front()), format_bytes(sizes.back())),
           {{"transports (--transport)", transport_names(beff::BeffConfig{}.transports)}}};
 }

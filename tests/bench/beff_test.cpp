@@ -1,4 +1,4 @@
-// beff on the emulator: the definition's sizes, every message checked, the
+// beff on the emulator: the definition's sizes, the messages checked on arrival, the
 // transports that can run here passing, the others skipped with their reason.
 #include "bench/beff/beff.hpp"
 
