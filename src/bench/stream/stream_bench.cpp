@@ -24,14 +24,14 @@ constexpr std::uint64_t zero_copy_quads_per_team = 1024;
 // And the most teams of all the chunks in flight: 16 keep the link busy both
 // ways (link's zero-copy under load: 41 GB/s per direction from 8 teams up),
 // and every team more only queues more reads ahead of each round trip. On an
-// H100 (docs/results/stream-experiments, tenth session) 1 MiB x 2 went from
+// H100 (docs/stream.md, "What was tried") 1 MiB x 2 went from
 // 83-88 us to 68 us and 1 MiB x 8 from 27.5 to 39.7 GB/s against 64 teams a
 // chunk, 256 KiB x 8 from 68-70 to 60 us; a cap of 32 gained less, and
 // 256 KiB and below at depths 1-4 did not move.
 constexpr std::uint64_t zero_copy_teams_in_flight = 16;
 // A persistent team's share: 8 KiB, one batch of its ring, so a 256 KiB
 // chunk is read by 32 multiprocessors at once. On an H100
-// (docs/results/stream-experiments, eleventh session), against 16 KiB:
+// (docs/stream.md, "What was tried"), against 16 KiB:
 // 256 KiB chunks took 39.5-40.1 us at depth 4 against 45.8-47.4, 64 KiB
 // 22.6-22.9 against 33.9-35.0; depths 1 and 2 did not move. And the most
 // teams: 32, each with a batch of reads in flight (256 KiB in all). With

@@ -39,7 +39,7 @@ struct FusedStream {
   // flight: a team's 16 KiB slice then goes in two waves, the second's reads
   // crossing PCIe while the first's writes do. A chunk alone reads its whole
   // slice at once, since each wave costs it a round trip. Measured on an H100
-  // (docs/results/stream-experiments, ninth session), against every quad at
+  // (docs/stream.md, "What was tried"), against every quad at
   // once: 256 KiB x 4 took 36.8 us against 39.5-40.7, 64 KiB x 8 20.2-20.3
   // against 21.0-21.3; alone, 64 KiB took 10.8 us against 9.3-9.5.
   static constexpr int quads_in_flight_among_others = 2;
@@ -120,7 +120,7 @@ struct PoolStream {
 
   // The same for the workers' counts, which the flagger reads for every
   // chunk: all 32 in one round trip to L2, not four in a row. On an H100
-  // (docs/results/stream-experiments, tenth session) 256 KiB x 2 went from
+  // (docs/stream.md, "What was tried") 256 KiB x 2 went from
   // 20.0-20.6 us to 19.2-19.7 and 64 KiB x 1 from 11.3-11.9 to 11.0-11.1;
   // the 4 KiB chunk gained only 0.2 us, so the 3 us it lost when the pool
   // grew to 32 workers are spent elsewhere.
@@ -133,7 +133,7 @@ struct PoolStream {
   // thread's whole share of a chunk at once (up to 8 quads, 16 workers)
   // left one direction idle while the other moved, and held up to 256 KiB
   // of reads in the link, behind which every doorbell poll and fence waited
-  // (docs/results/stream-experiments, ninth session: on an H100, 256 KiB x 4
+  // (docs/stream.md, "What was tried": on an H100, 256 KiB x 4
   // moved 30.6 GB/s in 33.2-33.7 us that way, 35.7-36.4 in 26.9-27.1 us
   // this way).
   static constexpr int quads_in_flight = 1;

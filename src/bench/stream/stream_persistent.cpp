@@ -14,7 +14,7 @@ namespace {
 
 // A team's ring: eight batches of 8 KiB. A producer of 128 threads reads a
 // batch in one wave and may run eight ahead of the consumer. On an H100
-// (docs/results/stream-experiments, eleventh session), against four
+// (docs/stream.md, "What was tried"), against four
 // batches of 16 KiB: 256 KiB chunks took 17.0 us at depth 1 against 19.2,
 // 22.7 at depth 2 against 25.0-25.9, 1 MiB 36.1 and 62.5 against 39.1-39.8
 // and 71.7-72.2. Batches of 4 KiB made a 64 KiB chunk's producer pay a

@@ -71,7 +71,7 @@ constexpr int warp_threads_of() {
 // to L2 and left a role's teams drifting apart: on an H100, 256 KiB chunks
 // took 35-42 us at depth 1 and 37-40 at depth 2 that way, against fused's 15
 // and 21 in the same calls; this way 17-19 and 23-26
-// (docs/results/stream-experiments, eleventh session).
+// (docs/stream.md, "What was tried").
 //
 // A chunk with no quads for this team (a short last chunk) still sends one
 // empty batch down the chain, so the consumer counts it; the shutdown message
@@ -136,8 +136,7 @@ struct PersistentPipeline {
   // polls host memory, across PCIe; it relays what it saw through L2 to the
   // others, as fused's first teams do. A poller per team crowded the link's
   // reads: on an H100, 256 KiB chunks took 80 us with 16 teams and 200 us
-  // with 64, against 38 us with 8 (docs/results/stream-experiments,
-  // eleventh session).
+  // with 64, against 38 us with 8 (docs/stream.md, "What was tried").
   FERRY_HD Wait wait_for_turn(int b, int role, std::uint64_t c, std::uint64_t n, std::uint64_t my_step,
                               std::uint64_t* step_count, std::uint64_t* shutdown_batch, bool first_of_chunk) const {
     if (first_of_chunk && role == unseen_role && b == 0 && c == unseen_chunk) {

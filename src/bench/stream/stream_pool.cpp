@@ -12,7 +12,7 @@
 namespace ferry::stream {
 namespace {
 
-// Measured on an H100 (docs/results/stream-experiments, ninth session), one
+// Measured on an H100 (docs/stream.md, "What was tried"), one
 // quad a thread in flight: 32 workers of 256 threads moved 64 KiB chunks at
 // depth 8 at 26.3-26.6 GB/s in 19.4 us, where 16 moved 21.5 in 24 us (a
 // 64 KiB chunk then takes half the lanes, and the next chunk the other
