@@ -242,8 +242,10 @@ TEST(Stream, AThreadMovesEveryQuadOfItsStrideOnceWhateverItsWave) {
 // would pass there unseen and shorten the latency it measures. Here each
 // chunk's input is written just before its doorbell (poison until then),
 // with one and two chunks in flight: a read ahead of its doorbell reads
-// poison. (It failed two lookahead workers of docs/results/stream-experiments
-// when their check of the release was off by one or left out.)
+// poison. (It failed two lookahead workers tried for the pool, docs/stream.md,
+// "What was tried", when their check of the release was off by one or left
+// out; their patches: `git show b9d1c92:docs/results/stream-experiments/`
+// pool-lookahead.patch and pool-dealt/lookahead.patch.)
 TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
   emu::EmuBackend backend;
   auto stream = backend.make_stream(0);

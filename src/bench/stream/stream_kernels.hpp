@@ -46,7 +46,8 @@ FERRY_HD inline std::uint32_t all_stages(std::uint32_t x, int stages, int rounds
 // take each step together, so their four chains overlap. A word at a time left
 // every multiply-add waiting on the one before: 1580 cycles for 4 KiB through
 // 3 stages on an H100, a tenth of a 4 KiB chunk's latency in fused
-// (docs/results/stream-experiments/fused-stamps).
+// (docs/stream.md, "What was tried"; the stamps: `git show
+// b9d1c92:docs/results/stream-experiments/fused-stamps/stamps-inner-h100.txt`).
 FERRY_HD inline Quad stage_quad(Quad q, int first_stage, int stage_count, int rounds) {
   for (int s = first_stage; s < first_stage + stage_count; ++s) {
     const std::uint32_t add = stage_constant(s);
