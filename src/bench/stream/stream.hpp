@@ -16,22 +16,16 @@
 
 namespace ferry::stream {
 
-enum class Design {
-  offload,     // all input in, one kernel, all output out
-  chunked,     // per chunk: copy in, kernel, copy out, on `depth` streams
-  zerocopy,    // per chunk: one kernel reading and writing mapped host memory
-  pipeline,    // per chunk: copy in, `stages` kernels, copy out
-  persistent,  // producer, stages and consumer launched once; chunks pass by flags
-  graph,       // per chunk: one launch of a graph (copy in, kernel, copy out, flag) from a ring of them
-  fused,       // launched once; each team reads, runs every stage and writes its slice: a doorbell per ring slot
-  pool,        // launched once; the stream is dealt among a fixed pool of teams' threads
-};
+// Each design's entry in design_table() (stream_designs.hpp) says what it is
+// and all that the run, the model and the plan do differently for it.
+enum class Design { offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool };
 
 const std::vector<Design>& all_designs();
 std::string_view to_string(Design design);
+// "offload, chunked, ...": every design's name, as --design takes it.
+std::string design_names();
 // Throws UsageError naming the known designs.
 Design design_from_string(std::string_view name);
-bool uses_mapped_memory(Design design);
 
 struct StreamConfig {
   int device = 0;

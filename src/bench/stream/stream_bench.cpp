@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 
 #include "bench/common/verify.hpp"
+#include "bench/stream/stream_designs.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "core/check.hpp"
@@ -118,13 +120,7 @@ PointMeasurement StreamBench::measure(const Point& point) {
 }
 
 Pass StreamBench::stream_once(const Point& point, std::uint64_t chunks) {
-  switch (point.design) {
-    case Design::persistent: return persistent(point, chunks);
-    case Design::graph: return graph_ring(point, chunks);
-    case Design::fused: return fused(point, chunks);
-    case Design::pool: return pool(point, chunks);
-    default: return launch_per_chunk(point, chunks);
-  }
+  return (this->*design_info(point.design).pass)(point, chunks);
 }
 
 Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
@@ -133,27 +129,27 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     std::unique_ptr<Event> done;  // none for zerocopy: its chunks raise a flag
     Buffer a, b;  // device buffers: the chunk, and the pipeline's second buffer
   };
-  const Design design = point.design;
-  const bool zerocopy = design == Design::zerocopy;
+  const DesignInfo& design = design_info(point.design);
+  const bool zerocopy = !design.copies_by_engine;  // the SMs move the chunk over mapped memory and raise its flag
+  const bool kernel_per_stage = design.stage_at_a_time;
   const int rounds = config_.rounds_per_stage(), stages = config_.stages;
-  const auto depth = static_cast<std::uint64_t>(point.depth);
 
-  std::vector<Slot> slots(std::min(depth, chunks));
+  std::vector<Slot> slots(chunks_in_flight(point, chunks));
   for (Slot& s : slots) {
     s.stream = backend_.make_stream(config_.device);
     if (!zerocopy) s.done = backend_.make_event(config_.device);
-    if (!zerocopy) s.a = backend_.allocate_device(config_.device, point.chunk_bytes);
-    if (design == Design::pipeline) s.b = backend_.allocate_device(config_.device, point.chunk_bytes);
+    if (design.chunk_buffers > 0) s.a = backend_.allocate_device(config_.device, point.chunk_bytes);
+    if (design.chunk_buffers > 1) s.b = backend_.allocate_device(config_.device, point.chunk_bytes);
   }
   // Zero-copy chunks report their own completion: per slot, a count of finished
   // teams on the device and the number of the last finished chunk in host memory.
-  Buffer finished_teams, finished_chunks;
+  Buffer finished_teams;
+  std::optional<MappedFlags> finished_chunks;
   if (zerocopy) {
     finished_teams = backend_.allocate_device(config_.device, slots.size() * sizeof(std::uint64_t));
     slots.front().stream->fill(finished_teams.data(), 0, finished_teams.bytes());
     slots.front().stream->synchronize();
-    finished_chunks = backend_.allocate_host(MemoryKind::mapped, slots.size() * flag_stride * sizeof(std::uint64_t));
-    std::fill_n(finished_chunks.as<std::uint64_t>(), slots.size() * flag_stride, 0);
+    finished_chunks.emplace(backend_, FlagLayout{.done = slots.size()});
   }
   std::vector<std::uint64_t> slot_teams(slots.size(), 0);  // zerocopy: teams launched so far per slot
   const std::uint64_t most_teams_a_chunk = std::max<std::uint64_t>(1, zero_copy_teams_in_flight / slots.size());
@@ -170,7 +166,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
       const std::uint64_t teams =
           std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1, most_teams_a_chunk);
       const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
-                                 finished_teams.as<std::uint64_t>() + k, finished_chunks.device_view_as<std::uint64_t>() + k * flag_stride,
+                                 finished_teams.as<std::uint64_t>() + k, finished_chunks->device().done + k * flag_stride,
                                  c + 1, slot_teams[k]};
       launch_zero_copy_chunk(stream, kernel, static_cast<int>(teams));
       slot_teams[k] += teams;
@@ -178,7 +174,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     }
     stream.copy(s.a.data(), input_.data() + offset, bytes);
     Quad* result = s.a.as<Quad>();
-    if (design == Design::pipeline) {  // a kernel per stage, between two device buffers
+    if (kernel_per_stage) {  // pipeline: between two device buffers
       Quad* next = s.b.as<Quad>();
       for (int stage = 0; stage < stages; ++stage) {
         launch_stages(stream, {result, next, stage, 1, rounds}, quads);
@@ -194,7 +190,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   // Chunk c is visible once its slot's event completed, or for zero-copy once the slot's flag shows it.
   auto await = [&](std::uint64_t c) {
     const std::uint64_t k = c % slots.size();
-    if (zerocopy) wait_for_flag(finished_chunks.as<std::uint64_t>() + k * flag_stride, c + 1, config_.timeout_s, "zerocopy", c);
+    if (zerocopy) wait_for_flag(finished_chunks->host().done + k * flag_stride, c + 1, config_.timeout_s, design.name, c);
     else slots[k].done->synchronize();
   };
   Pass pass = closed_loop(chunks, slots.size(), [&](std::uint64_t c) { enqueue(c, slots[c % slots.size()]); }, await);
@@ -221,6 +217,11 @@ Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::funct
   for (std::uint64_t c = chunks - std::min(chunks, in_flight); c < chunks; ++c) consume(c);
   pass.wall_s = seconds_between(ready.front(), last_visible);
   return pass;
+}
+
+MappedFlags::MappedFlags(Backend& backend, FlagLayout layout)
+    : layout_(layout), words_(backend.allocate_host(MemoryKind::mapped, layout.bytes())) {
+  std::fill_n(words_.as<std::uint64_t>(), layout.words(), 0);
 }
 
 ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream& stream) {

@@ -1,4 +1,4 @@
-// The designs' names, the defaults, and what a configuration may ask for.
+// The defaults, and what a configuration may ask for.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bench/stream/stream.hpp"
+#include "bench/stream/stream_designs.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "core/check.hpp"
@@ -14,36 +15,6 @@
 #include "core/units.hpp"
 
 namespace ferry::stream {
-
-const std::vector<Design>& all_designs() {
-  static const std::vector<Design> all = {Design::offload,    Design::chunked, Design::zerocopy, Design::pipeline,
-                                          Design::persistent, Design::graph,   Design::fused,
-                                          Design::pool};
-  return all;
-}
-
-std::string_view to_string(Design design) {
-  switch (design) {
-    case Design::offload: return "offload";
-    case Design::chunked: return "chunked";
-    case Design::zerocopy: return "zerocopy";
-    case Design::pipeline: return "pipeline";
-    case Design::persistent: return "persistent";
-    case Design::graph: return "graph";
-    case Design::fused: return "fused";
-    case Design::pool: return "pool";
-  }
-  return "?";
-}
-
-Design design_from_string(std::string_view name) {
-  for (Design d : all_designs())
-    if (to_string(d) == name) return d;
-  throw UsageError(fmt::format("unknown design '{}': choose {} or all", name,
-                               join(all_designs(), ", ", [](Design d) { return std::string(to_string(d)); })));
-}
-
-bool uses_mapped_memory(Design design) { return design != Design::offload && design != Design::chunked && design != Design::pipeline; }
 
 StreamConfig StreamConfig::defaults(const Capabilities& capabilities, bool quick) {
   StreamConfig c;
@@ -91,14 +62,13 @@ void parse_corrupt_output(std::string_view text, StreamConfig& config) {
   const auto malformed = [&](std::string_view why) {
     return UsageError(fmt::format("{}='{}': {}; expected DESIGN@CHUNK, DESIGN one of {}, CHUNK a chunk size the run "
                                   "measures for it (offload: the stream's size)",
-                                  corrupt_output_variable, text, why,
-                                  join(all_designs(), ", ", [](Design d) { return std::string(to_string(d)); })));
+                                  corrupt_output_variable, text, why, design_names()));
   };
   if (at == std::string_view::npos) throw malformed("no '@'");
   const std::string_view design = text.substr(0, at);
-  const auto known = std::find_if(all_designs().begin(), all_designs().end(), [&](Design d) { return to_string(d) == design; });
-  if (known == all_designs().end()) throw malformed(fmt::format("unknown design '{}'", design));
-  config.corrupt_output.design = *known;
+  const DesignInfo* known = find_design(design);
+  if (!known) throw malformed(fmt::format("unknown design '{}'", design));
+  config.corrupt_output.design = known->design;
   try {
     config.corrupt_output.chunk_bytes = parse_bytes(text.substr(at + 1));
   } catch (const UsageError& e) {
@@ -158,14 +128,7 @@ void validate(Backend& backend, const StreamConfig& config) {
   const std::uint64_t chunk = std::min(config.chunk_bytes.back(), config.total_bytes);
   const std::uint64_t depth = static_cast<std::uint64_t>(*std::max_element(config.depths.begin(), config.depths.end()));
   std::uint64_t needed = std::min<std::uint64_t>(config.total_bytes, 256ull << 20) * 2;  // the compute ceiling's buffers
-  for (Design d : config.designs) {
-    const std::uint64_t per_design = d == Design::offload      ? config.total_bytes
-                                     : d == Design::chunked    ? depth * chunk
-                                     : d == Design::pipeline   ? 2 * depth * chunk
-                                     : d == Design::graph      ? depth * chunk
-                                                               : 0;
-    needed = std::max(needed, per_design);
-  }
+  for (Design d : config.designs) needed = std::max(needed, design_info(d).device_bytes(chunk, depth, config.total_bytes));
   if (needed > status.free_bytes)
     throw UsageError(fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
                                  format_bytes(needed), config.device, format_bytes(status.free_bytes)));

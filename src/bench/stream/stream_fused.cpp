@@ -27,7 +27,7 @@ int StreamBench::fused_teams_per_group(std::uint64_t chunk_bytes, int groups, in
 }
 
 Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
-  const int slots = static_cast<int>(std::min(static_cast<std::uint64_t>(point.depth), chunks));
+  const int slots = static_cast<int>(chunks_in_flight(point, chunks));
   auto stream = backend_.make_stream(config_.device);
   const int resident = fused_resident_teams(*stream);
   const int groups = std::min(slots, resident);
@@ -37,15 +37,10 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
   Buffer relay = backend_.allocate_device(config_.device, static_cast<std::size_t>(groups) * sizeof(std::uint64_t));
   stream->fill(relay.data(), 0, relay.bytes());
   stream->synchronize();
-  // Doorbells (per slot), done flags (per slot and team) and the failure word, each on its own line.
-  const std::uint64_t flags = static_cast<std::uint64_t>(slots) * (1 + teams) + 1;
-  const std::uint64_t shared_words = flags * flag_stride;
-  Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
-  std::fill_n(shared.as<std::uint64_t>(), shared_words, 0);
-  std::uint64_t* doorbells = shared.as<std::uint64_t>();
-  std::uint64_t* done = doorbells + slots * flag_stride;
-  std::uint64_t* failure = done + slots * teams * flag_stride;
-  auto* view = shared.device_view_as<std::uint64_t>();
+  // A doorbell per slot, a done flag per slot and team, the failure word.
+  const auto per_slot = static_cast<std::uint64_t>(slots);
+  const MappedFlags flags(backend_, {.doorbells = per_slot, .done = per_slot * teams, .failures = 1});
+  const FlagWords host = flags.host(), device = flags.device();
 
   launch_fused(*stream, FusedStream{
                             .stages = config_.stages,
@@ -57,14 +52,14 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
                             .total_quads = config_.total_bytes / quad_bytes,
                             .input = input_.device_view_as<const Quad>(),
                             .output = output_.device_view_as<Quad>(),
-                            .doorbells = view,
-                            .done = view + slots * flag_stride,
+                            .doorbells = device.doorbells,
+                            .done = device.done,
                             .relay = relay.as<std::uint64_t>(),
-                            .failure = view + (slots * (1 + teams)) * flag_stride,
+                            .failure = device.failures,
                             .timeout_ns = config_.timeout_ns(),
                         });
 
-  ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
+  ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, slots, *stream);
 
   auto failure_text = [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);
@@ -72,11 +67,12 @@ Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
   };
   Pass pass = closed_loop(
       chunks, static_cast<std::uint64_t>(slots),
-      [&](std::uint64_t c) { store_release_system(doorbells + (c % slots) * flag_stride, c + 1); },
+      [&](std::uint64_t c) { store_release_system(host.doorbells + (c % slots) * flag_stride, c + 1); },
       [&](std::uint64_t c) {
-        const std::uint64_t* flags_of_slot = done + (c % slots) * teams * flag_stride;
+        const std::uint64_t* flags_of_slot = host.done + (c % slots) * teams * flag_stride;
         for (int b = 0; b < teams; ++b)
-          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, 2 * config_.timeout_s, "fused", c, failure, failure_text);
+          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, 2 * config_.timeout_s, "fused", c, host.failures,
+                        failure_text);
       });
   shutdown.now();
   return pass;

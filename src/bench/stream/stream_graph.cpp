@@ -27,11 +27,10 @@ Pass StreamBench::graph_ring(const Point& point, std::uint64_t chunks) {
   };
   const int rounds = config_.rounds_per_stage(), stages = config_.stages;
   const std::uint64_t chunk_quads = point.chunk_bytes / quad_bytes;
-  std::vector<Slot> slots(std::min(static_cast<std::uint64_t>(point.depth), chunks));
+  std::vector<Slot> slots(chunks_in_flight(point, chunks));
 
   Buffer counts = backend_.allocate_device(config_.device, slots.size() * sizeof(std::uint64_t));
-  Buffer flags = backend_.allocate_host(MemoryKind::mapped, slots.size() * flag_stride * sizeof(std::uint64_t));
-  std::fill_n(flags.as<std::uint64_t>(), slots.size() * flag_stride, 0);
+  const MappedFlags flags(backend_, {.done = slots.size()});  // per slot, the count of its chunks raised
   for (std::size_t k = 0; k < slots.size(); ++k) {
     Slot& s = slots[k];
     s.stream = backend_.make_stream(config_.device);
@@ -45,7 +44,7 @@ Pass StreamBench::graph_ring(const Point& point, std::uint64_t chunks) {
     s.stream->copy(s.chunk.data(), input_.data(), point.chunk_bytes);
     launch_stages(*s.stream, {s.chunk.as<Quad>(), s.chunk.as<Quad>(), 0, stages, rounds}, chunk_quads);
     s.stream->copy(output_.data(), s.chunk.data(), point.chunk_bytes);
-    launch_raise_slot_flag(*s.stream, {counts.as<std::uint64_t>() + k, flags.device_view_as<std::uint64_t>() + k * flag_stride});
+    launch_raise_slot_flag(*s.stream, {counts.as<std::uint64_t>() + k, flags.device().done + k * flag_stride});
     s.graph = s.stream->end_capture();
   }
 
@@ -59,7 +58,7 @@ Pass StreamBench::graph_ring(const Point& point, std::uint64_t chunks) {
   };
   // Chunk c is its slot's (c / slots + 1)-th.
   auto await = [&](std::uint64_t c) {
-    wait_for_flag(flags.as<std::uint64_t>() + (c % slots.size()) * flag_stride, c / slots.size() + 1,
+    wait_for_flag(flags.host().done + (c % slots.size()) * flag_stride, c / slots.size() + 1,
                   config_.timeout_s, "graph", c);
   };
   Pass pass = closed_loop(chunks, slots.size(), hand_over, await);

@@ -5,6 +5,7 @@
 
 #include "backend/hd.hpp"
 #include "bench/common/pattern.hpp"
+#include "bench/stream/stream_flags.hpp"
 
 namespace ferry {
 class Stream;
@@ -131,16 +132,6 @@ struct ZeroCopyChunk {
     }
   }
 };
-
-// Set in a done count (and a doorbell) once the shutdown message came after
-// the chunks it counts.
-constexpr std::uint64_t shutdown_bit = 1ull << 63;
-
-// Words from one flag in host memory to the next: a 128-byte line each, so the
-// host polling one flag never shares a cache line with the GPU writing another
-// (shared lines cost a coherence round trip over PCIe on every access).
-constexpr std::uint64_t flag_stride = 16;
-constexpr std::uint64_t no_failure = 0;
 
 enum class Wait { go, shut_down, timed_out };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/stream/stream_designs.hpp"
 #include "core/units.hpp"
 
 #include <algorithm>
@@ -14,10 +15,6 @@ struct Limit {
   double Bps;
   std::string what;
 };
-
-bool copies_by_engine(Design d) {
-  return d == Design::offload || d == Design::chunked || d == Design::pipeline || d == Design::graph;
-}
 
 // Per direction, both directions at once. Copy engines: queued copies of this
 // chunk size when link measured them (the per-copy cost of small chunks
@@ -36,17 +33,70 @@ Limit link_both_ways(const model::DeviceProfile& p, bool engine, double chunk) {
 
 }  // namespace
 
+ChunkPath launch_copy_kernel_copy(const PathTerms& t) {
+  return {.fixed_s = t.link.launch_and_sync_s,
+          .moving_s = t.copies_s + t.chunk / t.compute_Bps,
+          .what = "launch+sync, copy in, kernel, copy out",
+          .host_calls = 3};
+}
+
+ChunkPath launch_kernel_per_stage(const PathTerms& t) {
+  const double stages = t.config.stages;
+  return {.fixed_s = t.link.launch_and_sync_s + (stages - 1) * t.link.launch_per_kernel_s,
+          .moving_s = t.copies_s + t.chunk / t.compute_Bps,
+          .what = fmt::format("launch+sync, {} more launches, copy in, {} kernels, copy out", t.config.stages - 1,
+                              t.config.stages),
+          .host_calls = stages + 2};
+}
+
+ChunkPath graph_launch(const PathTerms& t) {
+  const model::DeviceProfile& p = t.link;
+  if (p.graph_chunk_round_trip_s > 0) {
+    // link timed this graph on a word: its launch, its nodes' and copies' fixed costs and the flag.
+    return {.fixed_s = p.graph_chunk_round_trip_s,
+            .moving_s = t.chunk / p.h2d_Bps + t.chunk / p.d2h_Bps + t.chunk / t.compute_Bps,
+            .what = "graph launch -> flag seen (link), chunk copied in, computed, copied out",
+            .host_calls = 1,
+            .host_limit = "host: a graph launch per chunk"};
+  }
+  // An older profile: one launch, and its kernels start from the device (graph replay per kernel).
+  return {.fixed_s = p.launch_per_kernel_s + 2 * p.graph_per_kernel_s,
+          .moving_s = t.copies_s + t.chunk / t.compute_Bps,
+          .what = "graph launch, copy in, kernel, copy out, flag",
+          .host_calls = 1,
+          .host_limit = "host: a graph launch per chunk"};
+}
+
+ChunkPath launch_on_mapped_memory(const PathTerms& t) {
+  // The chunk's first read crosses PCIe, then its words stream through read, compute and write at once.
+  return {.fixed_s = t.link.launch_and_sync_s + t.link.mapped_read_latency_s,
+          .moving_s = std::max(t.chunk / t.both_ways_Bps, t.chunk / t.compute_Bps),
+          .what = "launch+sync, a mapped read, chunk read and written at once",
+          .host_calls = 1};
+}
+
+// The doorbell is seen; then as zerocopy, without the launch.
+ChunkPath doorbell_through_stage_roles(const PathTerms& t) {
+  return {.fixed_s = t.link.flag_round_trip_s + t.link.mapped_read_latency_s,
+          .moving_s = std::max(t.chunk / t.both_ways_Bps, t.chunk / t.compute_Bps),
+          .what = fmt::format("flag round trip, a mapped read, chunk through {} stage roles", t.config.stages)};
+}
+
+ChunkPath doorbell_through_all_stages(const PathTerms& t) {
+  return {.fixed_s = t.link.flag_round_trip_s + t.link.mapped_read_latency_s,
+          .moving_s = std::max(t.chunk / t.both_ways_Bps, t.chunk / t.compute_Bps),
+          .what = "flag round trip, a mapped read, chunk read, computed and written at once"};
+}
+
 Prediction predict(const Point& point, const StreamConfig& config, const Ceilings& ceilings) {
   const model::DeviceProfile& p = ceilings.link;
   const double chunk = static_cast<double>(std::min(point.chunk_bytes, config.total_bytes));
   const double stages = config.stages;
-  const Design design = point.design;
-  const bool engine = copies_by_engine(design);
-  const bool one_kernel = design != Design::pipeline && design != Design::persistent;
-  const double compute_Bps = one_kernel ? ceilings.fused_compute_Bps : ceilings.stage_compute_Bps / stages;
-  const bool by_flag = design == Design::persistent || design == Design::fused || design == Design::pool;
+  const DesignInfo& design = design_info(point.design);
+  const bool engine = design.copies_by_engine;
+  const double compute_Bps = design.stage_at_a_time ? ceilings.stage_compute_Bps / stages : ceilings.fused_compute_Bps;
 
-  std::vector<double> needed = {compute_Bps, by_flag ? p.flag_round_trip_s : p.launch_and_sync_s};
+  std::vector<double> needed = {compute_Bps, design.launched_once ? p.flag_round_trip_s : p.launch_and_sync_s};
   if (engine) needed.insert(needed.end(), {p.h2d_Bps, p.d2h_Bps, p.bidirectional_Bps});
   else needed.insert(needed.end(), {p.zero_copy_read_Bps, p.zero_copy_write_Bps, p.bidirectional_Bps});
   if (std::any_of(needed.begin(), needed.end(), [](double v) { return !(v > 0); })) return {};  // the profile lacks a figure
@@ -54,64 +104,21 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
   const double in_flight = point.depth * chunk;
   const Limit both_ways = link_both_ways(p, engine, chunk);
   const double copies_s = p.copy_engine_latency_h2d_s + p.copy_engine_latency_d2h_s + chunk / p.h2d_Bps + chunk / p.d2h_Bps;
-  double fixed_s = 0, moving_s = 0, host_calls = 0;
-  std::string path;
-  switch (design) {
-    case Design::offload:
-    case Design::chunked:
-      fixed_s = p.launch_and_sync_s;
-      moving_s = copies_s + chunk / compute_Bps;
-      path = "launch+sync, copy in, kernel, copy out";
-      host_calls = 3;
-      break;
-    case Design::pipeline:
-      fixed_s = p.launch_and_sync_s + (stages - 1) * p.launch_per_kernel_s;
-      moving_s = copies_s + chunk / compute_Bps;
-      path = fmt::format("launch+sync, {} more launches, copy in, {} kernels, copy out", config.stages - 1, config.stages);
-      host_calls = stages + 2;
-      break;
-    case Design::graph:
-      host_calls = 1;
-      if (p.graph_chunk_round_trip_s > 0) {
-        // link timed this graph on a word: its launch, its nodes' and copies' fixed costs and the flag.
-        fixed_s = p.graph_chunk_round_trip_s;
-        moving_s = chunk / p.h2d_Bps + chunk / p.d2h_Bps + chunk / compute_Bps;
-        path = "graph launch -> flag seen (link), chunk copied in, computed, copied out";
-        break;
-      }
-      // An older profile: one launch, and its kernels start from the device (graph replay per kernel).
-      fixed_s = p.launch_per_kernel_s + 2 * p.graph_per_kernel_s;
-      moving_s = copies_s + chunk / compute_Bps;
-      path = "graph launch, copy in, kernel, copy out, flag";
-      break;
-    case Design::zerocopy:
-      // The chunk's first read crosses PCIe, then its words stream through read, compute and write at once.
-      fixed_s = p.launch_and_sync_s + p.mapped_read_latency_s;
-      moving_s = std::max(chunk / both_ways.Bps, chunk / compute_Bps);
-      path = "launch+sync, a mapped read, chunk read and written at once";
-      host_calls = 1;
-      break;
-    case Design::persistent:
-    case Design::fused:
-    case Design::pool:
-      // The doorbell is seen; then as zerocopy, without the launch.
-      fixed_s = p.flag_round_trip_s + p.mapped_read_latency_s;
-      moving_s = std::max(chunk / both_ways.Bps, chunk / compute_Bps);
-      path = design == Design::persistent
-                 ? fmt::format("flag round trip, a mapped read, chunk through {} stage roles", config.stages)
-                 : "flag round trip, a mapped read, chunk read, computed and written at once";
-      break;
-  }
+  const ChunkPath path = design.path({.link = p,
+                                      .config = config,
+                                      .chunk = chunk,
+                                      .compute_Bps = compute_Bps,
+                                      .both_ways_Bps = both_ways.Bps,
+                                      .copies_s = copies_s});
 
   std::vector<Limit> limits = {both_ways, {compute_Bps, "compute"}};
-  if (host_calls > 0 && p.launch_per_kernel_s > 0)
-    limits.push_back({chunk / (host_calls * p.launch_per_kernel_s),
-                      design == Design::graph ? "host: a graph launch per chunk"
-                                              : fmt::format("host: {:g} calls per chunk", host_calls)});
+  if (path.host_calls > 0 && p.launch_per_kernel_s > 0)
+    limits.push_back({chunk / (path.host_calls * p.launch_per_kernel_s),
+                      path.host_limit.empty() ? fmt::format("host: {:g} calls per chunk", path.host_calls) : path.host_limit});
   const Limit ceiling = *std::min_element(limits.begin(), limits.end(), [](const Limit& a, const Limit& b) { return a.Bps < b.Bps; });
 
   Prediction out;
-  out.path_s = fixed_s + moving_s;
+  out.path_s = path.fixed_s + path.moving_s;
   out.ceiling_Bps = ceiling.Bps;
   out.ceiling_basis = ceiling.what;
   // Little's law: with depth chunks in flight, a chunk waits behind the others.
@@ -121,7 +128,7 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
     out.latency_basis = fmt::format("depth {} x chunk / {}", point.depth, ceiling.what);
   } else {
     out.latency_s = out.path_s;
-    out.latency_basis = path;
+    out.latency_basis = path.what;
   }
   if (in_flight / out.path_s < ceiling.Bps) {
     out.throughput_Bps = in_flight / out.path_s;

@@ -19,6 +19,33 @@ struct Prediction {
   std::string ceiling_basis;
 };
 
+// What a design's path reads, for one chunk.
+struct PathTerms {
+  const model::DeviceProfile& link;
+  const StreamConfig& config;
+  double chunk = 0;          // bytes
+  double compute_Bps = 0;    // the design's compute ceiling
+  double both_ways_Bps = 0;  // the link both ways at once, by the design's way of crossing it
+  double copies_s = 0;       // a copy in, then a copy out, with their fixed costs
+};
+
+// What a chunk alone goes through in one design (its entry's `path`):
+// fixed overheads, then its bytes through each step.
+struct ChunkPath {
+  double fixed_s = 0;
+  double moving_s = 0;
+  std::string what = {};
+  double host_calls = 0;   // the host's calls per chunk, each a launch's cost; 0: none
+  std::string host_limit = {};  // the ceiling those calls set, named; empty: "host: N calls per chunk"
+};
+
+ChunkPath launch_copy_kernel_copy(const PathTerms& t);       // offload, chunked
+ChunkPath launch_kernel_per_stage(const PathTerms& t);       // pipeline
+ChunkPath graph_launch(const PathTerms& t);                  // graph
+ChunkPath launch_on_mapped_memory(const PathTerms& t);       // zerocopy
+ChunkPath doorbell_through_stage_roles(const PathTerms& t);  // persistent
+ChunkPath doorbell_through_all_stages(const PathTerms& t);   // fused, pool
+
 // A chunk alone takes its path: fixed overheads (launch and completion, copy
 // set-up, or the flag round trip and a mapped read) + the chunk through each
 // step one after another (steps that stream through the SMs overlap: there,

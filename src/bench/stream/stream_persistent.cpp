@@ -23,13 +23,6 @@ constexpr int ring_slots = 8;
 constexpr std::uint64_t batch_quads = 512;
 static_assert(ring_slots <= PersistentPipeline::most_ring_slots, "the ring's head holds a step count per slot");
 
-// The mapped words the host and the pipeline share, each on its own line.
-struct Flags {
-  std::uint64_t* doorbell;
-  std::uint64_t* done;     // one per team, flag_stride apart
-  std::uint64_t* failure;  // one per role and team, flag_stride apart
-};
-
 std::string role_name(int role, int stages) {
   return role == 0 ? "the producer" : role == stages + 1 ? "the consumer" : fmt::format("stage {}", role);
 }
@@ -63,12 +56,10 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   Buffer relay = backend_.allocate_device(config_.device, sizeof(std::uint64_t));
   stream->fill(relay.data(), 0, relay.bytes());
   stream->synchronize();
-  const std::uint64_t shared_words = (1 + teams + teams * (stages + 2)) * flag_stride;
-  Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
-  std::fill_n(shared.as<std::uint64_t>(), shared_words, no_failure);
-  const Flags flags{shared.as<std::uint64_t>(), shared.as<std::uint64_t>() + flag_stride,
-                    shared.as<std::uint64_t>() + (1 + teams) * flag_stride};
-  auto* shared_view = shared.device_view_as<std::uint64_t>();
+  // One doorbell, a done count per team, a failure word per role and team.
+  const auto team_count = static_cast<std::uint64_t>(teams);
+  const MappedFlags shared(backend_, {.doorbells = 1, .done = team_count, .failures = team_count * (stages + 2)});
+  const FlagWords flags = shared.host(), device = shared.device();
 
   const PersistentPipeline kernel{
       .stages = stages,
@@ -80,10 +71,10 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
       .total_quads = config_.total_bytes / quad_bytes,
       .input = input_.device_view_as<const Quad>(),
       .output = output_.device_view_as<Quad>(),
-      .doorbell = shared_view,
+      .doorbell = device.doorbells,
       .relay = relay.as<std::uint64_t>(),
-      .done = shared_view + flag_stride,
-      .failure = shared_view + (1 + teams) * flag_stride,
+      .done = device.done,
+      .failure = device.failures,
       .timeout_ns = config_.timeout_ns(),
       .unseen_role = config_.unseen_flag.role,
       .unseen_chunk = config_.unseen_flag.chunk,
@@ -94,7 +85,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   // However the pass ends, the pipeline gets the shutdown message after the
   // chunks released so far, and the host waits for it to leave.
   ShutdownOnExit shutdown([&] {
-    store_release_system(flags.doorbell, released | shutdown_bit);
+    store_release_system(flags.doorbells, released | shutdown_bit);
     stream->synchronize();
   });
 
@@ -115,7 +106,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   while (completed < chunks) {
     if (released < chunks && released - completed < depth) {
       ready[released] = HostClock::now();
-      store_release_system(flags.doorbell, ++released);
+      store_release_system(flags.doorbells, ++released);
       continue;
     }
     const std::uint64_t now_completed = completed_now();
@@ -130,10 +121,10 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
     // A team gives up after the timeout; the host waits twice as long, so it can say which one. The
     // first report seen need not be the cause's (threads run late on a busy host): once every team
     // has ended, each one that gave up has said where.
-    if (!first_to_give_up(flags.failure, teams, stages).empty()) {
+    if (!first_to_give_up(flags.failures, teams, stages).empty()) {
       shutdown.now();
       throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back: {} for {} s", completed,
-                                       chunks, first_to_give_up(flags.failure, teams, stages), config_.timeout_s));
+                                       chunks, first_to_give_up(flags.failures, teams, stages), config_.timeout_s));
     }
     if (seconds_between(progress_at, HostClock::now()) > 2 * config_.timeout_s)
       throw RuntimeFailure(fmt::format("persistent pipeline: chunk {} of {} did not come back within {} s, and no "
@@ -146,7 +137,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   for (int b = 0; b < teams; ++b)
     if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
       throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach the consumer of team {}{}", b,
-                                       with_cause(first_to_give_up(flags.failure, teams, stages))));
+                                       with_cause(first_to_give_up(flags.failures, teams, stages))));
   return pass;
 }
 

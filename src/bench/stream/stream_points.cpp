@@ -6,6 +6,7 @@
 
 #include "bench/common/measure.hpp"
 #include "bench/common/verify.hpp"
+#include "bench/stream/stream_designs.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_model.hpp"
 #include "bench/stream/stream_run.hpp"
@@ -28,29 +29,31 @@ std::vector<Section> sweep_sections() {
 }  // namespace
 
 std::string point_name(const Point& point) {
-  if (point.design == Design::offload) return "offload";
-  return fmt::format("{} at {} chunks, depth {}", to_string(point.design), format_bytes(point.chunk_bytes), point.depth);
+  const DesignInfo& design = design_info(point.design);
+  if (design.whole_stream) return std::string(design.name);
+  return fmt::format("{} at {} chunks, depth {}", design.name, format_bytes(point.chunk_bytes), point.depth);
 }
 
 std::vector<Point> points_of(const StreamConfig& config, const Capabilities& capabilities,
                              std::vector<std::string>& skipped) {
   std::vector<Point> points;
-  for (Design design : config.designs) {
-    if (uses_mapped_memory(design) && !capabilities.mapped_memory) {
-      skipped.push_back(fmt::format("{}: the backend cannot map host memory into a device", to_string(design)));
+  for (Design d : config.designs) {
+    const DesignInfo& design = design_info(d);
+    if (design.mapped_memory && !capabilities.mapped_memory) {
+      skipped.push_back(fmt::format("{}: the backend cannot map host memory into a device", design.name));
       continue;
     }
-    if (design == Design::graph && !capabilities.graphs) {
-      skipped.push_back("graph: the backend has no graphs");
+    if (design.graphs && !capabilities.graphs) {
+      skipped.push_back(fmt::format("{}: the backend has no graphs", design.name));
       continue;
     }
-    if (design == Design::offload) {
-      points.push_back({design, config.total_bytes, 1});
+    if (design.whole_stream) {
+      points.push_back({d, config.total_bytes, 1});
       continue;
     }
     for (std::uint64_t chunk : config.chunk_bytes) {
       if (chunk > config.total_bytes) continue;  // only a default sweep reaches here with one; validate() rejects a chosen one
-      for (int depth : config.depths) points.push_back({design, chunk, depth});
+      for (int depth : config.depths) points.push_back({d, chunk, depth});
     }
   }
   return points;
@@ -172,16 +175,16 @@ Plan plan_run(const StreamConfig& config, const Capabilities& capabilities) {
     // A pass: the input filled, the output poisoned, every chunk in and out, the output checked;
     // each chunk's copies, kernels and the host's wait on it, `depth` chunks at once.
     const auto n = static_cast<double>(chunks);
-    const bool persistent = point.design == Design::persistent || point.design == Design::fused || point.design == Design::pool;
+    const bool launched_once = design_info(point.design).launched_once;
     p.steps.push_back({.what = fmt::format("[{}/{}] {}: {} chunks x {} passes", i + 1, points.size(), point_name(point),
                                            chunks, config.iterations),
                        .repeat = {0, config.iterations, config.iterations, 0},
                        .sample = {.link_bytes = 2 * total,
                                   .device_bytes = 2 * total * config.stages,
                                   .host_bytes = 3 * total,
-                                  .waits = persistent ? 1 : n / point.depth,
-                                  .launches = persistent ? 0 : n * (2 + config.stages),
-                                  .handoffs = persistent ? n : 0},
+                                  .waits = launched_once ? 1 : n / point.depth,
+                                  .launches = launched_once ? 0 : n * (2 + config.stages),
+                                  .handoffs = launched_once ? n : 0},
                        .setup_host_bytes = 3 * total});  // the untimed warm-up pass, at most
   }
   return p;

@@ -22,7 +22,7 @@ constexpr int pool_workers = 32;
 }  // namespace
 
 Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
-  const int slots = static_cast<int>(std::min(static_cast<std::uint64_t>(point.depth), chunks));
+  const int slots = static_cast<int>(chunks_in_flight(point, chunks));
   auto stream = backend_.make_stream(config_.device);
   const int workers = std::clamp(pool_workers, 1, std::max(1, pool_resident_teams(*stream) - 2));
 
@@ -31,14 +31,10 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
   Buffer device_words = backend_.allocate_device(config_.device, counters * sizeof(std::uint64_t));
   stream->fill(device_words.data(), 0, device_words.bytes());
   stream->synchronize();
-  // Doorbells, done flags (per slot) and the failure word, each on its own line.
-  const std::uint64_t shared_words = (2 * static_cast<std::uint64_t>(slots) + 1) * flag_stride;
-  Buffer shared = backend_.allocate_host(MemoryKind::mapped, shared_words * sizeof(std::uint64_t));
-  std::fill_n(shared.as<std::uint64_t>(), shared_words, 0);
-  std::uint64_t* doorbells = shared.as<std::uint64_t>();
-  const std::uint64_t* done = doorbells + slots * flag_stride;
-  const std::uint64_t* failure = done + slots * flag_stride;
-  auto* view = shared.device_view_as<std::uint64_t>();
+  // A doorbell and a done flag per slot, the failure word.
+  const auto per_slot = static_cast<std::uint64_t>(slots);
+  const MappedFlags flags(backend_, {.doorbells = per_slot, .done = per_slot, .failures = 1});
+  const FlagWords host = flags.host(), device = flags.device();
   auto* words = device_words.as<std::uint64_t>();
 
   launch_pool(*stream, PoolStream{
@@ -51,14 +47,14 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
                            .total_quads = config_.total_bytes / quad_bytes,
                            .input = input_.device_view_as<const Quad>(),
                            .output = output_.device_view_as<Quad>(),
-                           .doorbells = view,
-                           .done = view + slots * flag_stride,
+                           .doorbells = device.doorbells,
+                           .done = device.done,
                            .released = words,
                            .past = words + flag_stride,
-                           .failure = view + 2 * slots * flag_stride,
+                           .failure = device.failures,
                            .timeout_ns = config_.timeout_ns(),
                        });
-  ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, slots, *stream);
+  ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, slots, *stream);
 
   auto failure_text = [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);
@@ -68,9 +64,10 @@ Pass StreamBench::pool(const Point& point, std::uint64_t chunks) {
   };
   Pass pass = closed_loop(
       chunks, static_cast<std::uint64_t>(slots),
-      [&](std::uint64_t c) { store_release_system(doorbells + (c % slots) * flag_stride, c + 1); },
+      [&](std::uint64_t c) { store_release_system(host.doorbells + (c % slots) * flag_stride, c + 1); },
       [&](std::uint64_t c) {
-        wait_for_flag(done + (c % slots) * flag_stride, c + 1, 2 * config_.timeout_s, "pool", c, failure, failure_text);
+        wait_for_flag(host.done + (c % slots) * flag_stride, c + 1, 2 * config_.timeout_s, "pool", c, host.failures,
+                      failure_text);
       });
   shutdown.now();
   return pass;

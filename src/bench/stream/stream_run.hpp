@@ -1,5 +1,6 @@
 #pragma once
 // What the parts of one `stream` run share. Internal to bench/stream.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "bench/stream/stream.hpp"
+#include "bench/stream/stream_flags.hpp"
 
 namespace ferry::stream {
 
@@ -55,6 +57,19 @@ class ShutdownOnExit {
   std::function<void()> send_;
 };
 
+// A kernel's flags in mapped host memory (FlagLayout), every word zero to
+// begin with: no chunk rung, none done, no_failure.
+class MappedFlags {
+ public:
+  MappedFlags(Backend& backend, FlagLayout layout);
+  FlagWords host() const { return layout_.at(words_.as<std::uint64_t>()); }             // as the host rings and polls them
+  FlagWords device() const { return layout_.at(words_.device_view_as<std::uint64_t>()); }  // as the kernel reaches them
+
+ private:
+  FlagLayout layout_;
+  Buffer words_;
+};
+
 // For a kernel that polls a doorbell per ring slot (fused, pool): however the
 // pass ends, every slot is rung with shutdown_bit and the kernel awaited.
 ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream& stream);
@@ -64,14 +79,18 @@ ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream
 void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
 std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds);
 
-// Device memory the persistent pipeline's rings take for one chunk size.
-
 // One configuration the run measures.
 struct Point {
   Design design = Design::chunked;
   std::uint64_t chunk_bytes = 0;  // offload: the whole stream
   int depth = 1;                  // chunks in flight; offload: 1
 };
+
+// The chunks a pass of `chunks` chunks keeps in flight, and so the slots of
+// its ring: the point's depth, or every chunk when the pass has fewer.
+inline std::uint64_t chunks_in_flight(const Point& point, std::uint64_t chunks) {
+  return std::min(static_cast<std::uint64_t>(point.depth), chunks);
+}
 
 // The points the config's sweep measures, in order; what the backend cannot
 // run goes to `skipped`, with the reason.
@@ -109,13 +128,16 @@ class StreamBench {
   int persistent_teams(std::uint64_t chunk_bytes, int resident) const;
   int fused_teams_per_group(std::uint64_t chunk_bytes, int groups, int resident) const;
 
- private:
-  Pass stream_once(const Point& point, std::uint64_t chunks);
+  // The designs' passes over the stream's first `chunks` chunks, one per
+  // design's entry (stream_designs.cpp), unverified.
   Pass launch_per_chunk(const Point& point, std::uint64_t chunks);  // offload, chunked, zerocopy, pipeline
   Pass persistent(const Point& point, std::uint64_t chunks);
   Pass graph_ring(const Point& point, std::uint64_t chunks);
   Pass fused(const Point& point, std::uint64_t chunks);
   Pass pool(const Point& point, std::uint64_t chunks);
+
+ private:
+  Pass stream_once(const Point& point, std::uint64_t chunks);
   void prepare(std::uint64_t seed);                 // fresh input, poisoned output
   void corrupt_one_word(const Point& point);        // the test hook, config.corrupt_output
   std::uint64_t wrong_words(std::uint64_t seed) const;
