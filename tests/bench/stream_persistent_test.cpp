@@ -106,8 +106,12 @@ void expect_every_quad_through_every_stage(const Case& k) {
     input[q] = Quad{{static_cast<std::uint32_t>(q * 4), static_cast<std::uint32_t>(q * 4 + 1), 7, 0xFFFFFFFFu}};
   const Quad poison{{0xDEADBEEF, 0xDEADBEEF, 0xDEADBEEF, 0xDEADBEEF}};
   std::fill(output.begin(), output.end(), poison);
-  std::vector<std::uint64_t> flags((1 + k.teams + k.teams * (stages + 2)) * flag_stride, no_failure);
-  flags[0] = chunks | shutdown_bit;  // every chunk released, then the shutdown message
+  // As the persistent pass lays them out: one doorbell, a done count per team, a failure word per role and team.
+  const auto teams = static_cast<std::uint64_t>(k.teams);
+  const FlagLayout layout{.doorbells = 1, .done = teams, .failures = teams * (stages + 2)};
+  std::vector<std::uint64_t> flags(layout.words(), no_failure);
+  const FlagWords shared = layout.at(flags.data());
+  *shared.doorbells = chunks | shutdown_bit;  // every chunk released, then the shutdown message
   std::uint64_t relay = 0;
   const PersistentPipeline kernel{
       .stages = stages,
@@ -119,10 +123,10 @@ void expect_every_quad_through_every_stage(const Case& k) {
       .total_quads = k.total_quads,
       .input = input.data(),
       .output = output.data(),
-      .doorbell = flags.data(),
+      .doorbell = shared.doorbells,
       .relay = &relay,
-      .done = flags.data() + flag_stride,
-      .failure = flags.data() + (1 + k.teams) * flag_stride,
+      .done = shared.done,
+      .failure = shared.failures,
       .timeout_ns = 20'000'000'000ull,
   };
   std::vector<std::vector<std::byte>> memory(static_cast<std::size_t>(k.teams),
@@ -139,9 +143,9 @@ void expect_every_quad_through_every_stage(const Case& k) {
   for (auto& thread : threads) thread.join();
 
   for (int t = 0; t < k.teams; ++t) {
-    EXPECT_EQ(flags[(1 + t) * flag_stride], chunks | shutdown_bit) << name << ": team " << t << "'s done count";
+    EXPECT_EQ(shared.done[t * flag_stride], chunks | shutdown_bit) << name << ": team " << t << "'s done count";
     for (int role = 0; role < stages + 2; ++role)
-      EXPECT_EQ(flags[(1 + k.teams + role * k.teams + t) * flag_stride], no_failure) << name << ": role " << role << " of team " << t;
+      EXPECT_EQ(shared.failures[(role * k.teams + t) * flag_stride], no_failure) << name << ": role " << role << " of team " << t;
   }
   for (std::uint64_t q = 0; q < k.total_quads; ++q) {
     const Quad expected = stage_quad(input[q], 0, stages, rounds);

@@ -13,12 +13,14 @@
 
 #include "backend/emu/emu_backend.hpp"
 #include "backend/launch.hpp"
+#include "bench/stream/stream_designs.hpp"
 #include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "cli/run_ferry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace ferry::stream {
 namespace {
@@ -259,14 +261,11 @@ TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
       Buffer output = backend.allocate_host(MemoryKind::mapped, total_quads * quad_bytes);
       std::fill_n(input.as<std::uint32_t>(), total_quads * 4, poison);
       std::fill_n(output.as<std::uint32_t>(), total_quads * 4, poison);
-      // Doorbells, done flags, the failure word.
-      Buffer shared = backend.allocate_host(MemoryKind::mapped, (2 * slots + 1) * flag_stride * sizeof(std::uint64_t));
-      std::fill_n(shared.as<std::uint64_t>(), (2 * slots + 1) * flag_stride, 0);
+      // A doorbell and a done flag per slot, the failure word: the pool's pass lays them out so.
+      const MappedFlags flags(backend, {.doorbells = slots, .done = slots, .failures = 1});
+      const FlagWords host = flags.host(), device = flags.device();
       Buffer counters = backend.allocate_device(0, 3 * flag_stride * sizeof(std::uint64_t));
       stream->fill(counters.data(), 0, counters.bytes());
-      std::uint64_t* doorbells = shared.as<std::uint64_t>();
-      const std::uint64_t* done = doorbells + slots * flag_stride;
-      auto* view = shared.device_view_as<std::uint64_t>();
       const PoolStream pool{
           .stages = 2,
           .rounds = 2,
@@ -277,17 +276,17 @@ TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
           .total_quads = total_quads,
           .input = input.device_view_as<const Quad>(),
           .output = output.device_view_as<Quad>(),
-          .doorbells = view,
-          .done = view + slots * flag_stride,
+          .doorbells = device.doorbells,
+          .done = device.done,
           .released = counters.as<std::uint64_t>(),
           .past = counters.as<std::uint64_t>() + flag_stride,
-          .failure = view + 2 * slots * flag_stride,
+          .failure = device.failures,
           .timeout_ns = 10'000'000'000ull,
       };
       launch_pool(*stream, pool);
-      ShutdownOnExit shutdown = shutdown_by_doorbells(doorbells, depth, *stream);
+      ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, depth, *stream);
       auto check_back = [&](std::uint64_t c) {
-        wait_for_flag(done + (c % slots) * flag_stride, c + 1, 10, "pool", c, nullptr, {});
+        wait_for_flag(host.done + (c % slots) * flag_stride, c + 1, 10, "pool", c, nullptr, {});
         const Quad* out = output.as<Quad>();
         for (std::uint64_t q = c * chunk_quads; q < std::min((c + 1) * chunk_quads, total_quads); ++q) {
           const Quad expected = stage_quad(input.as<Quad>()[q], 0, 2, 2);
@@ -301,7 +300,7 @@ TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
         std::uint32_t* words = input.as<std::uint32_t>();
         for (std::uint64_t w = 4 * c * chunk_quads; w < 4 * std::min((c + 1) * chunk_quads, total_quads); ++w)
           words[w] = static_cast<std::uint32_t>(w * 2654435761u + 1);
-        store_release_system(doorbells + (c % slots) * flag_stride, c + 1);
+        store_release_system(host.doorbells + (c % slots) * flag_stride, c + 1);
       }
       for (std::uint64_t c = chunks > slots ? chunks - slots : 0; c < chunks; ++c) check_back(c);
       shutdown.now();
@@ -479,6 +478,81 @@ TEST(Stream, ConfigurationsItCannotRunAreRejectedWithTheReason) {
   rejects(c, "needs");
   EXPECT_THROW(design_from_string("fast"), UsageError);
   EXPECT_EQ(design_from_string("persistent"), Design::persistent);
+}
+
+TEST(Stream, EachDesignIsOneEntryOfTheTableAndItsNameLeadsBackToIt) {
+  ASSERT_EQ(design_table().size(), all_designs().size());
+  std::set<std::string_view> names;
+  for (Design d : all_designs()) {
+    const DesignInfo& design = design_info(d);
+    EXPECT_EQ(design.design, d);
+    EXPECT_EQ(to_string(d), design.name);
+    EXPECT_EQ(design_from_string(design.name), d);
+    ASSERT_NE(find_design(design.name), nullptr);
+    EXPECT_EQ(find_design(design.name)->design, d);
+    EXPECT_NE(design.path, nullptr) << design.name << " has no model";
+    EXPECT_NE(design.pass, nullptr) << design.name << " has no run";
+    names.insert(design.name);
+  }
+  EXPECT_EQ(names.size(), all_designs().size()) << "two designs share a name";
+  EXPECT_EQ(find_design("all"), nullptr) << "`all` is every design, not one";
+  EXPECT_EQ(find_design("fast"), nullptr);
+}
+
+TEST(Stream, TheCommandsHelpNamesTheDesignsOfTheTable) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "stream", "--help"}, {"tune", "stream", "--help"}}) {
+    const Outcome help = ferry(args);
+    EXPECT_EQ(help.code, 0);
+    EXPECT_NE(help.out.find(design_names() + ", a comma list, or all"), std::string::npos) << args[0] << ": " << help.out;
+  }
+}
+
+// A point holds its design's buffers per chunk in flight: pipeline two, chunked
+// one, a design over mapped memory none; offload the stream once.
+TEST(Stream, ARunIsRefusedWhenItsDesignsBuffersPerChunkInFlightExceedTheDevice) {
+  emu::EmuBackend backend;
+  StreamConfig c = small_config();
+  // The emulator's device is half the host's memory, and the stream's input and output fit the host.
+  c.total_bytes = backend.device_status(0).free_bytes * 3 / 8 / quad_bytes * quad_bytes;
+  c.chunk_bytes = {c.total_bytes};
+  c.depths = {1, 2};
+  for (Design d : {Design::offload, Design::chunked, Design::zerocopy, Design::persistent, Design::fused, Design::pool}) {
+    c.designs = {d};
+    EXPECT_NO_THROW(validate(backend, c)) << to_string(d);
+  }
+  c.designs = {Design::chunked, Design::pipeline};
+  try {
+    validate(backend, c);
+    ADD_FAILURE() << "pipeline's two buffers x depth 2 x 3/8 of the device were accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("this stream needs " + format_bytes(4 * c.total_bytes)), std::string::npos) << e.what();
+  }
+  c.depths = {1};
+  EXPECT_NO_THROW(validate(backend, c)) << "pipeline at depth 1 holds 3/4 of the device";
+}
+
+// A design with a ring keeps as many chunks in flight as its depth, or as the pass has.
+TEST(Stream, ARingHasASlotPerChunkInFlightAndNoMoreSlotsThanChunks) {
+  EXPECT_EQ(chunks_in_flight({Design::fused, 4096, 4}, 100), 4u);
+  EXPECT_EQ(chunks_in_flight({Design::fused, 4096, 4}, 3), 3u);
+  EXPECT_EQ(chunks_in_flight({Design::offload, 1 << 20, 1}, 1), 1u);
+}
+
+// The flags a launched-once design shares with the host: doorbells, then done
+// flags, then failure words, each on a line of its own, all zero at first.
+TEST(Stream, TheSharedFlagsLieDoorbellsThenDoneThenFailuresEachOnItsOwnLine) {
+  constexpr FlagLayout layout{.doorbells = 2, .done = 6, .failures = 1};
+  std::vector<std::uint64_t> words(layout.words());
+  const FlagWords at = layout.at(words.data());
+  EXPECT_EQ(at.doorbells, words.data());
+  EXPECT_EQ(at.done, words.data() + 2 * flag_stride);
+  EXPECT_EQ(at.failures, words.data() + 8 * flag_stride);
+  EXPECT_EQ(layout.words(), 9 * flag_stride);
+  EXPECT_EQ(flag_stride * sizeof(std::uint64_t), 128u) << "a flag per 128-byte line";
+  emu::EmuBackend backend;
+  const MappedFlags flags(backend, layout);
+  const std::uint64_t* host = flags.host().doorbells;
+  for (std::uint64_t w = 0; w < layout.words(); ++w) EXPECT_EQ(host[w], 0u) << "word " << w << " starts rung, done or failed";
 }
 
 TEST(Stream, FlopsPerByteBecomeWholeMultiplyAddsPerWord) {
