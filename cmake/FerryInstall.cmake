@@ -8,7 +8,7 @@ file(RELATIVE_PATH FERRY_PYTHON_FROM_BINDIR
 
 install(DIRECTORY python/ferry DESTINATION ${FERRY_PYTHON_INSTALL_DIR} PATTERN __pycache__ EXCLUDE)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-# The pages, not docs/results (30 MB of recorded runs, which stay in the repository).
+# The pages, not docs/results (the recorded runs the docs cite, which stay in the repository).
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md" PATTERN results EXCLUDE)
 
 set(CPACK_PACKAGE_NAME ferry)
