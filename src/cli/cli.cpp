@@ -8,15 +8,15 @@
 
 #include "bench/registry.hpp"
 #include "cli/beff_command.hpp"
-#include "cli/topo_command.hpp"
-#include "cli/link_command.hpp"
 #include "cli/dispatch_command.hpp"
+#include "cli/link_command.hpp"
 #include "cli/overlap_command.hpp"
 #include "cli/python_command.hpp"
-#include "cli/standard_output.hpp"
 #include "cli/stream_command.hpp"
+#include "cli/topo_command.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "run/standard_output.hpp"
 #include "transport/world.hpp"
 
 namespace ferry {

@@ -7,11 +7,11 @@
 
 #include "backend/select.hpp"
 #include "bench/dispatch/dispatch.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -62,7 +62,7 @@ int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& comma
   config.profile_origin = ceilings.origin();
 
   results.workloads.push_back(dispatch::run(*backend, config, profile, Progress("dispatch", !o.run.quiet)));
-  return finish_run(results, o.run, out);
+  return finish_run(results, o.run.outputs, out);
 }
 
 }  // namespace

@@ -7,13 +7,13 @@
 
 #include "backend/select.hpp"
 #include "bench/link/link.hpp"
-#include "cli/dry_run.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/dry_run.hpp"
 
 namespace ferry {
 namespace {
@@ -86,7 +86,7 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
 
   link::LinkOutcome outcome = link::run(*backend, results.machine, config, Progress("link", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
 
   if (!o.profile_path.empty()) {
     if (code != 0) throw RuntimeFailure(fmt::format("verification FAILED: no profile written to '{}'", o.profile_path));

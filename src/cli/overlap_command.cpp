@@ -7,11 +7,11 @@
 
 #include "backend/select.hpp"
 #include "bench/overlap/overlap.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -77,7 +77,7 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
 
   overlap::OverlapOutcome outcome = overlap::run(*backend, config, profile, Progress("overlap", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
   if (config.want_trace && !outcome.trace.boxes.empty()) {
     if (std::string why = save_output(o.trace_path, trace_to_json(outcome.trace), "trace", out); !why.empty())
       throw RuntimeFailure(why);

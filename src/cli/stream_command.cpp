@@ -11,13 +11,13 @@
 
 #include "backend/select.hpp"
 #include "bench/stream/stream.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -159,7 +159,7 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
       results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
     }
   }
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
   if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);
   return code;
 }

@@ -7,11 +7,11 @@
 
 #include "backend/select.hpp"
 #include "bench/topo/topo.hpp"
-#include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/link_peers.hpp"
 
 namespace ferry {
 namespace {
@@ -60,7 +60,7 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
 
   WorkloadResult result =
       topo::run(*backend, w, results.machine, config, peers.peers, Progress("topo", speaks && !o.run.quiet));
-  return finish_on_rank_zero(w, results, std::move(result), o.run, out);
+  return finish_on_rank_zero(w, results, std::move(result), o.run.outputs, out);
 }
 
 }  // namespace
