@@ -1,4 +1,4 @@
-#include "cli/beff_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -20,6 +20,7 @@
 #include "model/profile.hpp"
 #include "run/beff_prediction.hpp"
 #include "run/link_peers.hpp"
+#include "transport/transport.hpp"
 
 namespace ferry {
 namespace {
@@ -203,12 +204,10 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
   }
 }
 
-}  // namespace
-
 void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::string>& command_line,
                        std::function<int()>& action, std::ostream& out) {
   auto o = std::make_shared<BeffOptions>();
-  CLI::App* command = run.add_subcommand("beff", "HPCC effective bandwidth between devices, per transport");
+  CLI::App* command = run.add_subcommand("beff");  // described by the declaration's summary
   command->footer(
       "n devices form a ring; in each exchange every device sends a message to its right while it receives one from "
       "its left (ping-ping), looplength exchanges per measurement, looplength calibrated so that one lasts at least "
@@ -277,6 +276,26 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
   predict->callback([&action, &out, m, &command_line] {
     action = [&out, m, &command_line] { return model_beff(*m, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload beff_workload() {
+  const std::vector<std::uint64_t> sizes = beff::definition_sizes();
+  return {
+      .name = "beff",
+      .summary = "HPCC effective bandwidth between devices, per transport: which path to use",
+      .measures = fmt::format("a ring of devices (or MPI ranks) exchanging messages of the {} b_eff sizes ({} .. {}) "
+                              "by ping-ping over each transport; b(L) per size, b_eff per transport, one-way "
+                              "ping-pong latency, messages checked word by word on arrival (docs/beff.md says which), "
+                              "beside the model L / (t_lat + L / B); `ferry model beff` predicts larger rings",
+                              sizes.size(), format_bytes(sizes.front()), format_bytes(sizes.back())),
+      .lists = {{"transports (--transport)",
+                 names_of(beff::BeffConfig{}.transports, [](transport::Kind k) { return transport::to_string(k); })}},
+      .runs_under_mpi = true,
+      .add_commands = [](const Commands& c) { add_beff_commands(c.run, c.model, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry
