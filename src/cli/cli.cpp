@@ -6,28 +6,37 @@
 #include <csignal>
 #include <functional>
 
-#include "bench/registry.hpp"
-#include "cli/beff_command.hpp"
-#include "cli/topo_command.hpp"
-#include "cli/link_command.hpp"
-#include "cli/dispatch_command.hpp"
-#include "cli/overlap_command.hpp"
 #include "cli/python_command.hpp"
-#include "cli/standard_output.hpp"
-#include "cli/stream_command.hpp"
+#include "cli/workload.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "run/standard_output.hpp"
 #include "transport/world.hpp"
 
 namespace ferry {
 namespace {
 
 std::string workload_names() {
-  return join(workloads(), ", ", [](const WorkloadInfo& w) { return std::string(w.name); });
+  return join(workloads(), ", ", [](const Workload& w) { return w.name; });
 }
 
-int list_workloads(std::ostream& out) {
-  for (const auto& w : workloads()) {
+// "`ferry run beff` and `ferry run topo`": the commands that run across MPI ranks.
+std::string commands_under_mpi() {
+  std::vector<std::string> commands;
+  for (const Workload& w : workloads())
+    if (w.runs_under_mpi) commands.push_back(fmt::format("`ferry run {}`", w.name));
+  if (commands.size() < 2) return join(commands, "", [](const std::string& c) { return c; });
+  const std::string last = commands.back();
+  commands.pop_back();
+  return join(commands, ", ", [](const std::string& c) { return c; }) + " and " + last;
+}
+
+int list_workloads(bool names_only, std::ostream& out) {
+  for (const Workload& w : workloads()) {
+    if (names_only) {
+      out << w.name << "\n";
+      continue;
+    }
     out << fmt::format("{:<10} {}\n{:<10} measures: {}\n", w.name, w.summary, "", w.measures);
     for (const Listing& list : w.lists)
       out << fmt::format("{:<10} {}: {}\n", "", list.what,
@@ -60,11 +69,13 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
   command_line.insert(command_line.end(), args.begin(), args.end());
 
   try {
-    // Under mpirun every rank runs this; only beff and topo know how to share the work.
-    if (world().distributed() && !(args.size() >= 2 && args[0] == "run" && (args[1] == "beff" || args[1] == "topo")))
-      throw UsageError(fmt::format("only `ferry run beff` and `ferry run topo` run across MPI ranks ({} were "
-                                   "started): run other commands without mpirun",
-                                   world().size()));
+    // Under mpirun every rank runs this; only the workloads declared to share the work between ranks can.
+    if (world().distributed()) {
+      const Workload* running = args.size() >= 2 && args[0] == "run" ? find_workload(args[1]) : nullptr;
+      if (!running || !running->runs_under_mpi)
+        throw UsageError(fmt::format("only {} run across MPI ranks ({} were started): run other commands without mpirun",
+                                     commands_under_mpi(), world().size()));
+    }
 
     if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
 
@@ -77,8 +88,11 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     app.require_subcommand(1);
     std::function<int()> action;
 
-    app.add_subcommand("list", "the workloads and what each measures")->callback([&] {
-      action = [&] { return list_workloads(out); };
+    bool names_only = false;
+    CLI::App* list = app.add_subcommand("list", "the workloads and what each measures");
+    list->add_flag("--names", names_only, "one workload name a line, nothing else");
+    list->callback([&] {
+      action = [&] { return list_workloads(names_only, out); };
     });
     CLI::App* run = app.add_subcommand("run", "run a workload: ferry run WORKLOAD [options] (ferry run WORKLOAD --help)");
     run->require_subcommand(1);
@@ -91,12 +105,11 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
                                  "(ferry report --help)");
     app.add_subcommand("compare", "ratios of every figure of two results files; exits 1 past a regression threshold: "
                                   "ferry compare BASE.json NEW.json --threshold 5%");
-    add_link_commands(app, *run, command_line, action, tables);
-    add_stream_commands(*run, *tune, command_line, action, tables);
-    add_overlap_command(*run, command_line, action, tables);
-    add_dispatch_command(*run, command_line, action, tables);
-    add_beff_commands(*run, *model, command_line, action, tables);
-    add_topo_command(*run, command_line, action, tables);
+    const Commands commands{app, *run, *tune, *model, command_line, action, tables};
+    for (const Workload& w : workloads()) {
+      w.add_commands(commands);
+      run->get_subcommand(w.name)->description(w.summary);  // the line `ferry list` shows
+    }
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

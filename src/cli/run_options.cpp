@@ -5,13 +5,10 @@
 #include <algorithm>
 #include <charconv>
 
-#include "cli/standard_output.hpp"
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/output_file.hpp"
-#include "core/results_json.hpp"
 #include "core/text.hpp"
-#include "core/table.hpp"
+#include "run/standard_output.hpp"
 
 namespace ferry {
 namespace {
@@ -37,11 +34,11 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_flag("--dry-run", options.dry_run,
                    "list the steps the run would take, each with a time estimate, and stop: nothing is measured or "
                    "written (estimates from --profile's rates where a workload takes one, else nominal ones)");
-  command.add_option("--json", options.json_path,
+  command.add_option("--json", options.outputs.json_path,
                      "write every sample and figure to this results file (JSON); - for standard output, and the "
                      "tables then go to standard error")
       ->check(writable_file("--json"));
-  command.add_option("--csv", options.csv_path,
+  command.add_option("--csv", options.outputs.csv_path,
                      "write one line per row to this file (CSV); - for standard output, and the tables then go to "
                      "standard error")
       ->check(writable_file("--csv"));
@@ -84,60 +81,6 @@ std::vector<int> participant_devices(const Backend& backend, const RunOptions& o
     return {listed[static_cast<std::size_t>(w.local_rank())]};
   }
   return {w.local_rank() % std::max(1, backend.device_count())};
-}
-
-Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out) {
-  Results results;
-  results.ferry_version = FERRY_VERSION;
-  results.created_utc = utc_now_iso8601();
-  results.command_line = command_line;
-  results.machine = backend.describe_machine();
-  out << render_banner(results.machine) << std::flush;
-  return results;
-}
-
-int finish_run(Results& results, const RunOptions& options, std::ostream& out) {
-  for (const WorkloadResult& w : results.workloads) out << render_workload(w);
-  // Both files are rendered before either is written, so a failure leaves neither half done.
-  const std::string json = options.json_path.empty() ? "" : results_to_json(results);
-  const std::string csv = options.csv_path.empty() ? "" : results_to_csv(results);
-  std::vector<std::string> unsaved;
-  const auto save = [&](const std::string& path, const std::string& content, const char* what) {
-    if (path.empty()) return;
-    if (std::string why = save_output(path, content, what, out); !why.empty()) unsaved.push_back(why);
-  };
-  save(options.json_path, json, "results");
-  save(options.csv_path, csv, "rows");
-  if (!unsaved.empty()) throw RuntimeFailure(join(unsaved, "; ", [](const std::string& s) { return s; }));
-  return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
-}
-
-std::string save_output(const std::string& path, const std::string& content, const std::string& what,
-                        std::ostream& out) {
-  // The path was writable when the run began; one that is not now (a full disk, a folder removed meanwhile, a
-  // reader gone from a pipe) sends the file to the temporary folder, and the message names both.
-  try {
-    write_output(path, content, standard_output());
-    out << what << ": " << (path == "-" ? "standard output" : path) << "\n";
-    return "";
-  } catch (const RuntimeFailure& e) {
-    const char* are = what.back() == 's' ? "are" : "is";  // "the results are", "the trace is"
-    try {
-      return fmt::format("{}; the {} {} in '{}' instead", e.what(), what, are, write_fallback(path, content));
-    } catch (const RuntimeFailure& fallback) {
-      return fmt::format("{}; nor could the {} be kept in the temporary folder: {}", e.what(), what, fallback.what());
-    }
-  }
-}
-
-int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const RunOptions& options,
-                        std::ostream& out) {
-  int code = 0;
-  if (world.rank() == 0) {
-    results.workloads.push_back(std::move(result));
-    code = finish_run(results, options, out);
-  }
-  return world.broadcast(code);
 }
 
 }  // namespace ferry

@@ -1,12 +1,13 @@
 #pragma once
-// Options every `ferry run WORKLOAD` takes, and what they turn into.
+// Options every `ferry run WORKLOAD` takes, and what they turn into. What is
+// done with them (start, finish, write files) is run/run_results.hpp's.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "core/results.hpp"
+#include "run/run_results.hpp"
 #include "transport/world.hpp"
 
 namespace ferry {
@@ -18,8 +19,7 @@ struct RunOptions {
   bool quick = false;
   bool quiet = false;
   bool dry_run = false;
-  std::string json_path;
-  std::string csv_path;
+  OutputPaths outputs;  // --json, --csv
 };
 
 // --dry-run; --json and --csv, each refused at once (before any measuring) when it cannot be written.
@@ -30,13 +30,6 @@ void add_run_options(CLI::App& command, RunOptions& options);
 // standard output, which one option at a time may have.
 CLI::Validator writable_file(const std::string& option);
 
-// Writes the `what` (e.g. "results") to `path` by core/output_file.hpp's
-// rules and says where on `out`. Returns "" when written; else a file that
-// could not be written goes to the temporary folder, and the message returned
-// names the path, the cause and where the file went.
-std::string save_output(const std::string& path, const std::string& content, const std::string& what,
-                        std::ostream& out);
-
 // The devices the options name: --devices, else --device, else 0.
 std::vector<int> selected_devices(const RunOptions& options);
 
@@ -45,20 +38,5 @@ std::vector<int> selected_devices(const RunOptions& options);
 // rank takes one: --devices lists them per local rank, and without it local
 // rank k takes device k.
 std::vector<int> participant_devices(const Backend& backend, const RunOptions& options, const World& world);
-
-// A run's results before any workload: version, time, command line and the
-// machine, whose banner goes to `out` at once.
-Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out);
-
-// Prints the tables to `out`, writes --json and --csv, and returns the exit
-// code for the results. A file that cannot be written now goes to the
-// temporary folder, and RuntimeFailure names where.
-int finish_run(Results& results, const RunOptions& options, std::ostream& out);
-
-// finish_run() for a run whose ranks each measured part of `result`: rank 0
-// speaks for every rank (one table, one file), and every rank returns rank
-// 0's exit code.
-int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const RunOptions& options,
-                        std::ostream& out);
 
 }  // namespace ferry

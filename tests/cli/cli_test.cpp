@@ -142,7 +142,7 @@ TEST(Cli, ResultsThatCannotBeWrittenAtTheEndGoToANamedFallbackFile) {
   const auto folder = std::filesystem::temp_directory_path() / "ferry_fallback_test";
   std::filesystem::create_directories(folder);
   RunOptions options;
-  options.json_path = (folder / "gone" / "r.json").string();
+  options.outputs.json_path = (folder / "gone" / "r.json").string();
   Results results;
   results.ferry_version = "test";
   WorkloadResult w;
@@ -151,7 +151,7 @@ TEST(Cli, ResultsThatCannotBeWrittenAtTheEndGoToANamedFallbackFile) {
   std::ostringstream out;
   std::string message;
   try {
-    finish_run(results, options, out);
+    finish_run(results, options.outputs, out);
   } catch (const RuntimeFailure& e) {
     message = e.what();
   }
@@ -159,7 +159,7 @@ TEST(Cli, ResultsThatCannotBeWrittenAtTheEndGoToANamedFallbackFile) {
   ASSERT_NE(at, std::string::npos) << message;
   const std::string fallback = message.substr(at + 20, message.find('\'', at + 20) - (at + 20));
   EXPECT_EQ(nlohmann::json::parse(read_file(fallback))["schema"], "ferry.results/1");
-  EXPECT_NE(message.find("cannot write '" + options.json_path + "'"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot write '" + options.outputs.json_path + "'"), std::string::npos) << message;
   std::filesystem::remove(fallback);
   std::filesystem::remove_all(folder);
 }

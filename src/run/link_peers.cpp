@@ -1,4 +1,4 @@
-#include "cli/link_peers.hpp"
+#include "run/link_peers.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "cli/topo_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,12 @@
 
 #include "backend/select.hpp"
 #include "bench/topo/topo.hpp"
-#include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/link_peers.hpp"
+#include "transport/transport.hpp"
 
 namespace ferry {
 namespace {
@@ -60,15 +61,13 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
 
   WorkloadResult result =
       topo::run(*backend, w, results.machine, config, peers.peers, Progress("topo", speaks && !o.run.quiet));
-  return finish_on_rank_zero(w, results, std::move(result), o.run, out);
+  return finish_on_rank_zero(w, results, std::move(result), o.run.outputs, out);
 }
-
-}  // namespace
 
 void add_topo_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
                       std::ostream& out) {
   auto o = std::make_shared<TopoOptions>();
-  CLI::App* command = run.add_subcommand("topo", "ping-ping bandwidth per topology, verified every round, against the links' peak");
+  CLI::App* command = run.add_subcommand("topo");  // described by the declaration's summary
   command->footer(
       "Topologies: pair (two devices over their direct link, one way and both ways at once), ring (every device sends "
       "right and receives from the left at once), fully-connected (every device exchanges with every other at once), "
@@ -107,6 +106,29 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
   command->callback([&action, &out, o, &command_line] {
     action = [&out, o, &command_line] { return run_topo(*o, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload topo_workload() {
+  std::vector<transport::Kind> direct;  // the host's path is a topology of its own
+  for (transport::Kind kind : transport::all_kinds())
+    if (!transport::through_host(kind)) direct.push_back(kind);
+  return {
+      .name = "topo",
+      .summary = "ping-ping bandwidth per topology against what the links promise, and what the host path costs",
+      .measures = "each topology over regular or irregular sizes, --rounds rounds per size each verified, "
+                  "min/median/max bandwidth; a pairwise bandwidth and latency matrix per transport; every "
+                  "topology's peak beside its theoretical peak (NVLink, PCIe, store-and-forward) and link's peer "
+                  "copies",
+      .lists = {{"topologies (--topology)",
+                 names_of(topo::all_topologies(), [](topo::Topology t) { return topo::to_string(t); })},
+                {"direct transports (--transport)",
+                 names_of(direct, [](transport::Kind k) { return transport::to_string(k); })}},
+      .runs_under_mpi = true,
+      .add_commands = [](const Commands& c) { add_topo_command(c.run, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

@@ -1,4 +1,4 @@
-#include "cli/link_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -7,13 +7,13 @@
 
 #include "backend/select.hpp"
 #include "bench/link/link.hpp"
-#include "cli/dry_run.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/dry_run.hpp"
 
 namespace ferry {
 namespace {
@@ -86,7 +86,7 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
 
   link::LinkOutcome outcome = link::run(*backend, results.machine, config, Progress("link", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
 
   if (!o.profile_path.empty()) {
     if (code != 0) throw RuntimeFailure(fmt::format("verification FAILED: no profile written to '{}'", o.profile_path));
@@ -97,12 +97,10 @@ int run_link(const LinkOptions& o, const std::vector<std::string>& command_line,
   return code;
 }
 
-}  // namespace
-
 void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::string>& command_line,
                        std::function<int()>& action, std::ostream& out) {
   auto options = std::make_shared<LinkOptions>();
-  CLI::App* link = run.add_subcommand("link", "the machine's ceilings: bandwidth, latency, dispatch, flags, peers");
+  CLI::App* link = run.add_subcommand("link");  // described by the declaration's summary
   link->footer(
       "Every copy is verified byte for byte; bandwidth is timed with CUDA events, latency with the host's steady "
       "clock. Beside each figure: a model (latency + bytes / the PCIe rate ferry derives from the link's generation "
@@ -123,6 +121,21 @@ void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::stri
   probe->callback([&action, &out, probe_options, &command_line] {
     action = [&out, probe_options, &command_line] { return run_link(*probe_options, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload link_workload() {
+  return {
+      .name = "link",
+      .summary = "the machine's ceilings, which every model builds on",
+      .measures = "host <-> device bandwidth for pinned, pageable and mapped memory over a size sweep, zero-copy, "
+                  "latencies, dispatch and flag costs on each device, and peer copies, latencies and flags between "
+                  "each pair, every row checked; the ceilings the other workloads' models read",
+      .lists = {{"sections (its tables)", names_of(link::sections(), [](const Section& s) { return s.id; })}},
+      .add_commands = [](const Commands& c) { add_link_commands(c.app, c.run, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

@@ -1,4 +1,4 @@
-#include "cli/model_profile.hpp"
+#include "run/model_profile.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "cli/dry_run.hpp"
+#include "run/dry_run.hpp"
 
 #include <fmt/format.h>
 

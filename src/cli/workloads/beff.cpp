@@ -1,4 +1,4 @@
-#include "cli/beff_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,6 @@
 
 #include "backend/select.hpp"
 #include "bench/beff/beff.hpp"
-#include "cli/link_peers.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -19,6 +18,9 @@
 #include "core/units.hpp"
 #include "model/beff_model.hpp"
 #include "model/profile.hpp"
+#include "run/beff_prediction.hpp"
+#include "run/link_peers.hpp"
+#include "transport/transport.hpp"
 
 namespace ferry {
 namespace {
@@ -85,7 +87,7 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   config.profile_origin = peers.origin;
 
   WorkloadResult result = beff::run(*backend, w, config, peers.peers, Progress("beff", speaks && !o.run.quiet));
-  return finish_on_rank_zero(w, results, std::move(result), o.run, out);
+  return finish_on_rank_zero(w, results, std::move(result), o.run.outputs, out);
 }
 
 // The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.
@@ -104,21 +106,8 @@ struct ModelOptions {
   bool allow_failed = false;
 };
 
-bool crosses_nodes(const std::string& transport) { return transport != "p2p-ce" && transport != "p2p-sm"; }
-
 // Begins every line printed of a prediction from a file that failed verification.
 constexpr std::string_view failed_input_marker = "[FAILED input] ";
-
-// "8 rows FAILED their check: beff ring (transport=p2p-ce, MSize bytes=4 KiB); ...; and 3 more"
-std::string failures_in_words(const model::TransportTerms& terms) {
-  const std::size_t n = terms.failed_rows.size();
-  if (n == 0) return "its verification says FAILED";
-  constexpr std::size_t named = 5;
-  std::string list;
-  for (std::size_t i = 0; i < std::min(n, named); ++i) list += (i == 0 ? "" : "; ") + terms.failed_rows[i];
-  if (n > named) list += fmt::format("; and {} more", n - named);
-  return fmt::format("{} row{} FAILED {} check: {}", n, n == 1 ? "" : "s", n == 1 ? "its" : "their", list);
-}
 
 // The network's figures as the note gives them: the values used, and where they came from.
 std::string network_in_words(const ModelOptions& o, const model::LinkTerms& network) {
@@ -184,60 +173,14 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
                                    "mpirun -np 2 ferry run beff)",
                                    backend->device_count()));
     results = start_results(*backend, command_line, out);
-    beff::BeffConfig config = beff::BeffConfig::defaults(backend->capabilities(), true);
-    for (int d = 0; d < backend->device_count(); ++d) config.devices.push_back(d);
-    results.workloads.push_back(beff::run(*backend, world(), config, {}, Progress("beff", !o.quiet)));
-    // Read back as `--profile` would read the same run's file: one reader of the terms.
-    terms = model::transport_terms_from_json(results_to_json(results), "a quick beff run on this machine");
+    terms = measure_transport_terms(*backend, results, o.quiet);
   }
   results.ferry_version = FERRY_VERSION;
   results.created_utc = utc_now_iso8601();
   results.command_line = command_line;
 
-  WorkloadResult prediction;
-  prediction.workload = "beff-model";
-  prediction.config = {{"terms", terms.origin},
-                       {"per_node", static_cast<std::int64_t>(per_node)},
-                       {"network_latency_s", network.latency_s},
-                       {"network_GBps", to_GBps(network.bandwidth_Bps)}};
-  prediction.sections = {{"prediction", fmt::format("b_eff predicted for rings larger than this machine ({} devices a "
-                                                    "node; between nodes {:.3g} GB/s and {:.3g} us per hop)",
-                                                    per_node, to_GBps(network.bandwidth_Bps), to_us(network.latency_s))}};
-  const std::vector<std::uint64_t> sizes = beff::definition_sizes();
-  for (const model::TransportModel& m : terms.transports) {
-    for (int n : rings) {
-      if (n > per_node && !crosses_nodes(m.transport)) {
-        prediction.skipped.push_back(fmt::format("{} x {}: {} stays within one node ({} devices)", m.transport, n,
-                                                 m.transport, per_node));
-        continue;
-      }
-      const model::RingPrediction p = model::predict_ring(m, n, per_node, network, crosses_nodes(m.transport), sizes);
-      Row row;
-      row.section = "prediction";
-      row.metric = Metric::rate;
-      row.derived = p.beff_ring_Bps;
-      row.params = {{"transport", m.transport},
-                    {"devices", static_cast<std::int64_t>(n)},
-                    {"nodes", static_cast<std::int64_t>((n + per_node - 1) / per_node)},
-                    {"per device GB/s", to_GBps(p.beff_per_device_Bps)},
-                    {"dominant term", p.dominant}};
-      if (!input_passed) row.note = "from FAILED input";
-      prediction.rows.push_back(std::move(row));
-    }
-  }
-  prediction.notes.push_back(fmt::format(
-      "terms from {}{}; a ring spanning nodes moves in lockstep, so its slowest hop (the network's: {}) paces every "
-      "device",
-      terms.origin, terms.devices > 0 ? fmt::format(" (measured on {} devices)", terms.devices) : "",
-      network_in_words(o, network)));
-  if (!input_passed) {
-    prediction.config.push_back({"input_verification", "FAILED"});
-    prediction.config.push_back({"input_failed_rows", static_cast<std::int64_t>(terms.failed_rows.size())});
-    prediction.notes.insert(prediction.notes.begin(),
-                            fmt::format("FAILED input, modelled with --allow-failed: {} failed verification ({}); "
-                                        "these predictions scale terms that may rest on data that arrived wrong",
-                                        o.profile_path, failures_in_words(terms)));
-  }
+  WorkloadResult prediction = predict_larger_rings(
+      terms, {rings, per_node, network, network_in_words(o, network)}, input_passed ? "" : o.profile_path);
   const std::string status_line = prediction.workload + ": PASSED";
   const std::string status_instead = fmt::format(
       "{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction", prediction.workload,
@@ -245,7 +188,7 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
       terms.failed_rows.empty() ? std::string("its run")
                                 : fmt::format("{} row{}", terms.failed_rows.size(), terms.failed_rows.size() == 1 ? "" : "s"));
   results.workloads.push_back(std::move(prediction));
-  RunOptions written;
+  OutputPaths written;
   written.json_path = o.json_path;
   if (input_passed) return finish_run(results, written, out);
 
@@ -261,12 +204,10 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
   }
 }
 
-}  // namespace
-
 void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::string>& command_line,
                        std::function<int()>& action, std::ostream& out) {
   auto o = std::make_shared<BeffOptions>();
-  CLI::App* command = run.add_subcommand("beff", "HPCC effective bandwidth between devices, per transport");
+  CLI::App* command = run.add_subcommand("beff");  // described by the declaration's summary
   command->footer(
       "n devices form a ring; in each exchange every device sends a message to its right while it receives one from "
       "its left (ping-ping), looplength exchanges per measurement, looplength calibrated so that one lasts at least "
@@ -335,6 +276,26 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
   predict->callback([&action, &out, m, &command_line] {
     action = [&out, m, &command_line] { return model_beff(*m, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload beff_workload() {
+  const std::vector<std::uint64_t> sizes = beff::definition_sizes();
+  return {
+      .name = "beff",
+      .summary = "HPCC effective bandwidth between devices, per transport: which path to use",
+      .measures = fmt::format("a ring of devices (or MPI ranks) exchanging messages of the {} b_eff sizes ({} .. {}) "
+                              "by ping-ping over each transport; b(L) per size, b_eff per transport, one-way "
+                              "ping-pong latency, messages checked word by word on arrival (docs/beff.md says which), "
+                              "beside the model L / (t_lat + L / B); `ferry model beff` predicts larger rings",
+                              sizes.size(), format_bytes(sizes.front()), format_bytes(sizes.back())),
+      .lists = {{"transports (--transport)",
+                 names_of(beff::BeffConfig{}.transports, [](transport::Kind k) { return transport::to_string(k); })}},
+      .runs_under_mpi = true,
+      .add_commands = [](const Commands& c) { add_beff_commands(c.run, c.model, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

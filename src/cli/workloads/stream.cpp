@@ -1,4 +1,4 @@
-#include "cli/stream_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,13 +11,13 @@
 
 #include "backend/select.hpp"
 #include "bench/stream/stream.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -159,17 +159,15 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
       results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
     }
   }
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
   if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);
   return code;
 }
 
-}  // namespace
-
 void add_stream_commands(CLI::App& run, CLI::App& tune, const std::vector<std::string>& command_line,
                          std::function<int()>& action, std::ostream& out) {
   auto options = std::make_shared<StreamOptions>();
-  CLI::App* command = run.add_subcommand("stream", "host <-> device streaming designs: chunk latency vs throughput");
+  CLI::App* command = run.add_subcommand("stream");  // described by the declaration's summary
   command->footer(
       "A chunk's latency runs from its input being ready in host memory to its output being visible to the host "
       "(host steady clock); throughput is input bytes / wall time of the whole stream. The host keeps --depth chunks "
@@ -193,6 +191,22 @@ void add_stream_commands(CLI::App& run, CLI::App& tune, const std::vector<std::s
   tuner->callback([&action, &out, tune_options, &command_line] {
     action = [&out, tune_options, &command_line] { return run_stream(*tune_options, true, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload stream_workload() {
+  return {
+      .name = "stream",
+      .summary = "host <-> device streaming designs: how soon a chunk is back vs how fast the stream moves",
+      .measures = "per-chunk latency (median, p99) and stream throughput of each design over a chunk sweep, each "
+                  "output word verified, beside a model built from link's ceilings; `ferry tune stream` searches for "
+                  "a latency or throughput target",
+      .lists = {{"designs (--design)",
+                 names_of(stream::all_designs(), [](stream::Design d) { return stream::to_string(d); })}},
+      .add_commands = [](const Commands& c) { add_stream_commands(c.run, c.tune, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

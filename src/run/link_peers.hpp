@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "cli/dry_run.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
+#include "run/dry_run.hpp"
 #include "transport/world.hpp"
 
 namespace ferry {

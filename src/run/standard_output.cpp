@@ -1,4 +1,4 @@
-#include "cli/standard_output.hpp"
+#include "run/standard_output.hpp"
 
 #include <fmt/format.h>
 

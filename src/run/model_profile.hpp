@@ -5,9 +5,9 @@
 #include <string>
 
 #include "backend/backend.hpp"
-#include "cli/dry_run.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
+#include "run/dry_run.hpp"
 
 namespace ferry {
 

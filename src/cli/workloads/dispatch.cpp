@@ -1,4 +1,4 @@
-#include "cli/dispatch_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -6,12 +6,13 @@
 #include <memory>
 
 #include "backend/select.hpp"
+#include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -62,15 +63,13 @@ int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& comma
   config.profile_origin = ceilings.origin();
 
   results.workloads.push_back(dispatch::run(*backend, config, profile, Progress("dispatch", !o.run.quiet)));
-  return finish_run(results, o.run, out);
+  return finish_run(results, o.run.outputs, out);
 }
-
-}  // namespace
 
 void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
                           std::ostream& out) {
   auto o = std::make_shared<DispatchOptions>();
-  CLI::App* command = run.add_subcommand("dispatch", "bitonic sort in 120 dependent kernels, down a ladder of dispatch optimizations");
+  CLI::App* command = run.add_subcommand("dispatch");  // described by the declaration's summary
   command->footer(
       "Sorting 32768 keys with bitonic sort takes 120 dependent passes of a few microseconds each, so dispatching them "
       "costs more than their work. Each rung adds one change to the rung above: baseline (per kernel: create an "
@@ -103,6 +102,28 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
   command->callback([&action, &out, o, &command_line] {
     action = [&out, o, &command_line] { return run_dispatch(*o, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload dispatch_workload() {
+  const dispatch::DispatchConfig defaults;
+  const std::uint64_t keys = defaults.keys.front();
+  const std::vector<std::string> rungs =
+      names_of(dispatch::ladder, [](dispatch::Rung r) { return dispatch::plan(r).name; });
+  return {
+      .name = "dispatch",
+      .summary = fmt::format("{} dependent kernels (bitonic sort) and the ladder of dispatch optimizations that "
+                             "removes their cost",
+                             dispatch::bitonic_passes(keys).size()),
+      .measures = fmt::format("H2D + sort + D2H of {} keys (or a --keys sweep) per rung, from a baseline with a host "
+                              "wait per kernel to {} ({} rungs); every output checked against std::sort, each rung's "
+                              "delta and model beside it",
+                              keys, rungs.back(), rungs.size()),
+      .lists = {{"rungs (--rungs)", rungs}},
+      .add_commands = [](const Commands& c) { add_dispatch_command(c.run, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

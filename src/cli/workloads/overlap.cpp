@@ -1,4 +1,4 @@
-#include "cli/overlap_command.hpp"
+#include "cli/workload.hpp"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,11 @@
 
 #include "backend/select.hpp"
 #include "bench/overlap/overlap.hpp"
-#include "cli/model_profile.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "run/model_profile.hpp"
 
 namespace ferry {
 namespace {
@@ -77,7 +77,7 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
 
   overlap::OverlapOutcome outcome = overlap::run(*backend, config, profile, Progress("overlap", !o.run.quiet));
   results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run, out);
+  const int code = finish_run(results, o.run.outputs, out);
   if (config.want_trace && !outcome.trace.boxes.empty()) {
     if (std::string why = save_output(o.trace_path, trace_to_json(outcome.trace), "trace", out); !why.empty())
       throw RuntimeFailure(why);
@@ -86,12 +86,10 @@ int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command
   return code;
 }
 
-}  // namespace
-
 void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
                          std::ostream& out) {
   auto o = std::make_shared<OverlapOptions>();
-  CLI::App* command = run.add_subcommand("overlap", "vector add split into k sub-buffers: copies and kernels overlapped");
+  CLI::App* command = run.add_subcommand("overlap");  // described by the declaration's summary
   command->footer(
       "c = a + b three ways: on the host (all cores), serially on the device (H2D a and b, add, D2H c), and pipelined: "
       "the vectors cut into k sub-buffers (4 KiB aligned, at least --min-split), each sub-buffer's H2D -> add -> D2H "
@@ -115,6 +113,20 @@ void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_
   command->callback([&action, &out, o, &command_line] {
     action = [&out, o, &command_line] { return run_overlap(*o, command_line, out); };
   });
+}
+
+}  // namespace
+
+// The declaration the build gathers into workloads() (cli/workload.hpp).
+Workload overlap_workload() {
+  return {
+      .name = "overlap",
+      .summary = "a vector add split into k sub-buffers: how much overlapping copies and kernels buys",
+      .measures = "host wall time of c = a + b on the host, serially on the device and pipelined over k sub-buffers "
+                  "on several streams (k swept), every word checked, beside the serial sum and the pipelined bound "
+                  "from link's ceilings; `--trace` writes a Chrome trace of the overlap",
+      .add_commands = [](const Commands& c) { add_overlap_command(c.run, c.command_line, c.action, c.out); },
+  };
 }
 
 }  // namespace ferry

@@ -1,0 +1,58 @@
+// The layers' include rule over every file under src/. The build enforces it
+// for what each layer's own sources include (a layer sees only the include
+// roots of the layers under it, src/CMakeLists.txt); this also reaches a
+// header that only a higher layer includes, where the build cannot.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+namespace ferry {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What each layer may include: itself and the layers under it (docs/architecture.md).
+const std::map<std::string, std::set<std::string>> may_include = {
+    {"core", {"core"}},
+    {"backend", {"backend", "core"}},
+    {"model", {"model", "core"}},
+    {"transport", {"transport", "backend", "core"}},
+    {"bench", {"bench", "transport", "model", "backend", "core"}},
+    {"run", {"run", "bench", "transport", "model", "backend", "core"}},
+    {"cli", {"cli", "run", "bench", "transport", "model", "backend", "core"}},
+};
+
+TEST(Layers, NoFileUnderSrcIncludesALayerAboveItsOwn) {
+  const fs::path src = fs::path(FERRY_SOURCE_DIR) / "src";
+  const std::regex include(R"(^\s*#\s*include\s*"([a-z_]+)/)");
+  int files = 0;
+  for (const auto& layer : fs::directory_iterator(src)) {
+    if (!layer.is_directory()) continue;
+    const std::string name = layer.path().filename().string();
+    const auto allowed = may_include.find(name);
+    ASSERT_NE(allowed, may_include.end()) << "src/" << name << "/ is no layer this test knows: add it here and "
+                                          << "in src/CMakeLists.txt";
+    for (const auto& file : fs::recursive_directory_iterator(layer.path())) {
+      if (!file.is_regular_file()) continue;
+      ++files;
+      std::ifstream in(file.path());
+      int number = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++number;
+        std::smatch m;
+        if (std::regex_search(line, m, include) && !allowed->second.count(m[1]))
+          ADD_FAILURE() << fs::relative(file.path(), src).string() << ":" << number << " includes " << m[1]
+                        << "/, a layer above " << name << "/";
+      }
+    }
+  }
+  EXPECT_GT(files, 100);
+}
+
+}  // namespace
+}  // namespace ferry
