@@ -10,7 +10,8 @@ FIGURES names, per section, the params that say which figure a row is (what
 `ferry compare` matches BASE and NEW by); a section not listed is named by all
 its params. A module may add MODEL_FIGURES, {workload name: FIGURES}, for the
 rows one of its workload's commands writes under another name (`ferry model
-beff` writes beff-model).
+beff` writes beff-model). WORKLOAD, FIGURES and MODEL_FIGURES are written as
+literals: compare reads them without importing the module, so it needs no matplotlib.
 
 Adding a workload's report is adding its file here: report.py and compare.py
 find the modules below, all but common (what they share) and generic (the
