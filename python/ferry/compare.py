@@ -6,27 +6,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from . import sections
 from .results import Results, Row
 from .text import format_params, format_value, table
 
-# The params that name a figure. A row's other params are results of its run
-# (a speedup, the best chunk, a delta) and change from run to run of the same
+# The params that name a figure, per (workload, section), as each module under
+# ferry/sections declares them. A row's other params are results of its run (a
+# speedup, the best chunk, a delta) and change from run to run of the same
 # figure. Sections not listed are named by all their params.
-FIGURE_PARAMS = {
-    ("link", "ceiling"): ("device", "path", "memory", "direction"),
-    ("stream", "summary"): ("design",),
-    ("overlap", "variants"): ("variant", "splits", "streams"),
-    ("overlap", "summary"): ("operation",),
-    ("dispatch", "ladder"): ("keys", "rung", "host"),
-    ("dispatch", "summary"): ("keys",),
-    ("beff", "ring"): ("transport", "MSize bytes"),
-    ("beff", "exchange"): ("transport", "participant", "bytes"),
-    ("beff", "latency"): ("transport", "bytes"),
-    ("beff", "model"): ("transport", "up to bytes"),
-    ("beff", "model_fitted"): ("transport", "up to bytes"),
-    ("beff", "beff"): ("transport", "devices"),
-    ("beff-model", "prediction"): ("transport", "devices"),
-}
+FIGURE_PARAMS = sections.figures()
 
 
 def figure_name(workload: str, row: Row) -> tuple:

@@ -2,14 +2,14 @@
 nothing fetched) with the machines at the top and a section per workload found."""
 from __future__ import annotations
 
-from . import html, output, plots
+from . import html, output, plots, sections
 from .results import Results, ResultsError
-from .sections import beff, dispatch, generic, link, overlap, stream, topo
+from .sections import generic
 from .sections.common import Entry
 from .text import format_bytes
 
-RENDERERS = {"link": link.render, "stream": stream.render, "overlap": overlap.render, "dispatch": dispatch.render,
-             "beff": beff.render, "topo": topo.render}
+# workload -> its section's render, one per module under ferry/sections; generic draws any other workload.
+RENDERERS = {name: module.render for name, module in sections.modules().items()}
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 24px auto; max-width: 1480px; padding: 0 16px; color: #1b1b1b; }

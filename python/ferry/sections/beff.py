@@ -5,11 +5,24 @@ from __future__ import annotations
 from .. import html, plots
 from .common import figures_table, run_notes, series_per_file, sources
 
+WORKLOAD = "beff"
+TITLE = "beff: effective bandwidth between devices, per transport"
+FIGURES = {
+    "ring": ("transport", "MSize bytes"),
+    "exchange": ("transport", "participant", "bytes"),
+    "latency": ("transport", "bytes"),
+    "model": ("transport", "up to bytes"),
+    "model_fitted": ("transport", "up to bytes"),
+    "beff": ("transport", "devices"),
+}
+# What `ferry model beff` writes, under a workload name of its own.
+MODEL_FIGURES = {"beff-model": {"prediction": ("transport", "devices")}}
+
 
 def render(entries: list) -> str:
     series = series_per_file(entries)
     parts = [sources(entries), _b_of_l(series), _side_by_side(series), _latency(series), run_notes(entries)]
-    return html.section("beff", "beff: effective bandwidth between devices, per transport", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _ring(s) -> list:

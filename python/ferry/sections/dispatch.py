@@ -8,6 +8,13 @@ from .. import html, plots
 from ..text import format_count, format_value
 from .common import in_legend, run_notes, series_per_file, sources
 
+WORKLOAD = "dispatch"
+TITLE = "dispatch: 120 dependent kernels down a ladder of dispatch optimizations"
+FIGURES = {
+    "ladder": ("keys", "rung", "host"),
+    "summary": ("keys",),
+}
+
 DEFAULT_KEYS = 32768  # ferry run dispatch's default: the ladder shown first when a run swept keys
 
 
@@ -19,7 +26,7 @@ def render(entries: list) -> str:
         shown = min(keys, key=lambda k: (abs(math.log2(k / DEFAULT_KEYS)), -k))
         parts += [_ladder(series, shown), _sweep(series, keys)]
     parts += [_summary(series), run_notes(entries)]
-    return html.section("dispatch", "dispatch: 120 dependent kernels down a ladder of dispatch optimizations", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _key_counts(series: list) -> list:

@@ -6,6 +6,10 @@ from .. import html, plots
 from ..text import format_bytes
 from .common import figures_table, run_notes, series_per_device, sources
 
+WORKLOAD = "link"
+TITLE = "link: the machine's ceilings"
+FIGURES = {"ceiling": ("device", "path", "memory", "direction")}
+
 DIRECTIONS = [("h2d", "host -> device"), ("d2h", "device -> host"), ("bidir", "both directions at once")]
 MEMORY_KINDS = ["pinned", "pageable", "mapped", "zero-copy kernel"]
 
@@ -20,7 +24,7 @@ def render(entries: list) -> str:
             "models with fewer sizes, are left out here; their figures are in those files.", cls="aside"))
     series = series_per_device(shown)
     parts += [_bandwidth(series), _latency(series), _ceilings(series), run_notes(shown)]
-    return html.section("link", "link: the machine's ceilings", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _curves(s, direction: str) -> dict:

@@ -5,11 +5,18 @@ from __future__ import annotations
 from .. import html, plots
 from .common import figures_table, in_legend, run_notes, series_per_file, sources
 
+WORKLOAD = "overlap"
+TITLE = "overlap: a vector add in k sub-buffers, copies and kernels overlapped"
+FIGURES = {
+    "variants": ("variant", "splits", "streams"),
+    "summary": ("operation",),
+}
+
 
 def render(entries: list) -> str:
     series = series_per_file(entries)
     parts = [sources(entries), _time_vs_splits(series), _variants(series), run_notes(entries)]
-    return html.section("overlap", "overlap: a vector add in k sub-buffers, copies and kernels overlapped", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _variant(s, name: str) -> list:

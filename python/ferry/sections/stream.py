@@ -6,13 +6,17 @@ from .. import html, plots
 from ..text import format_bytes, format_value
 from .common import run_notes, series_per_file, sources
 
+WORKLOAD = "stream"
+TITLE = "stream: host <-> device streaming designs, latency against throughput"
+FIGURES = {"summary": ("design",)}
+
 DESIGNS = ["offload", "chunked", "zerocopy", "pipeline", "persistent", "graph", "fused", "pool"]
 
 
 def render(entries: list) -> str:
     series = series_per_file(entries)
     parts = [sources(entries), _latency_vs_throughput(series), _summary(series), run_notes(entries)]
-    return html.section("stream", "stream: host <-> device streaming designs, latency against throughput", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _points(s) -> dict:

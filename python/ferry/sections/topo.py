@@ -7,6 +7,10 @@ from .. import html, plots
 from ..text import format_bytes
 from .common import figures_table, run_notes, series_per_file, sources
 
+WORKLOAD = "topo"
+TITLE = "topo: ping-ping bandwidth per topology against the links' peak"
+FIGURES = {}   # none listed: every param of a topo row names its figure
+
 TOPOLOGIES = ["pair one-way", "pair both", "ring", "fully-connected", "host-staged"]
 
 
@@ -16,7 +20,7 @@ def render(entries: list) -> str:
     for i, s in enumerate(series):
         parts.append(_matrix(s, "plot-topo-matrix" + (f"-{i + 1}" if i else "")))
     parts.append(run_notes(entries))
-    return html.section("topo", "topo: ping-ping bandwidth per topology against the links' peak", parts)
+    return html.section(WORKLOAD, TITLE, parts)
 
 
 def _rows(s, topology: str) -> list:
