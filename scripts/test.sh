@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+. scripts/stage-times.sh
 
 run_tests() {
   local dir=$1
@@ -23,7 +24,9 @@ run_tests() {
 }
 
 # Python first, so the C++ builds point `ferry report` at its environment.
-python=$(scripts/setup-python.sh | tail -1)
+python_found=$(mktemp)
+stage setup-python scripts/setup-python.sh > "$python_found"
+python=$(tail -1 "$python_found")
 
 run_python_tests() {
   local ferry_bin=$1
@@ -37,14 +40,14 @@ run_python_tests() {
 }
 
 if command -v nvcc > /dev/null; then
-  scripts/setup.sh build ON
+  stage "configure and build (CUDA backend)" scripts/setup.sh build ON
 else
-  scripts/setup.sh build AUTO
+  stage "configure and build" scripts/setup.sh build AUTO
 fi
-run_tests build
-scripts/sanitize.sh asan
-scripts/mutation.sh build-asan
-scripts/sanitize.sh tsan
+stage "ctest build" run_tests build
+stage "asan+ubsan: build and ctest" scripts/sanitize.sh asan
+stage "mutation (build-asan)" scripts/mutation.sh build-asan
+stage "tsan: build and ctest" scripts/sanitize.sh tsan
 fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
-scripts/fuzz.sh "$fuzz_seconds"
-FERRY_FUZZ_SECONDS=$fuzz_seconds run_python_tests "$PWD/build/src/ferry"
+stage "fuzz: build and run" scripts/fuzz.sh "$fuzz_seconds"
+FERRY_FUZZ_SECONDS=$fuzz_seconds stage pytest run_python_tests "$PWD/build/src/ferry"
