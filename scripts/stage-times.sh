@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
 # Sourced by scripts/test.sh: `stage NAME COMMAND...` runs COMMAND and records its
 # wall time; at exit (a failure included) the recorded stages are printed, so a
-# CI log shows where the time went. Stages run in the background (`stage ... &`)
-# are recorded too: each writes its own line to a folder, read at the end.
-stage_dir=$(mktemp -d)
-stage_run_started=$SECONDS
+# CI log shows where the time went. Stages in background jobs and in scripts that
+# source this file too (FERRY_STAGE_DIR, which the first one exports) are recorded
+# in the same folder and printed with the rest, in the order they started.
+if [ -z "${FERRY_STAGE_DIR:-}" ]; then
+  FERRY_STAGE_DIR=$(mktemp -d)
+  export FERRY_STAGE_DIR FERRY_STAGE_ZERO=$(date +%s)
+  stage_times_printer=1
+fi
 
 stage() {
-  local name=$1 started=$SECONDS code=0
+  local name=$1 started
   shift
+  started=$(($(date +%s) - FERRY_STAGE_ZERO))
   echo "== $name" >&2
   # A subshell with -e of its own: under `cmd || code=$?` bash would ignore -e inside a function.
   set +e
   (set -e; "$@")
-  code=$?
+  local code=$?
   set -e
   local line
-  line=$(printf '%6d s  %s' $((SECONDS - started)) "$name")
+  line=$(printf '%5d s  %5d s  %s' "$started" $(($(date +%s) - FERRY_STAGE_ZERO - started)) "$name")
   [ $code -eq 0 ] || line+="  (failed: exit $code)"
-  printf '%s\t%s\n' "$started" "$line" > "$stage_dir/$(printf '%06d' "$started")-$BASHPID-$RANDOM"
+  echo "$line" > "$FERRY_STAGE_DIR/$(printf '%06d' "$started")-$BASHPID-$RANDOM"
   return $code
 }
 
 print_stage_times() {
   local code=$?
-  echo "Stage times (wall clock; stages started together overlap):" >&2
-  if compgen -G "$stage_dir/*" > /dev/null; then sort -n "$stage_dir"/* | cut -f2- >&2; fi
-  printf '%6d s  total\n' $((SECONDS - stage_run_started)) >&2
-  rm -rf "$stage_dir"
+  {
+    echo "Stage times (start, wall clock; stages at idle priority fill the time the others leave):"
+    if compgen -G "$FERRY_STAGE_DIR/*" > /dev/null; then sort "$FERRY_STAGE_DIR"/* ; fi
+    printf '%5s    %5d s  total\n' "" $(($(date +%s) - FERRY_STAGE_ZERO))
+  } >&2
+  rm -rf "$FERRY_STAGE_DIR"
   return $code
 }
-trap print_stage_times EXIT
+[ -n "${stage_times_printer:-}" ] && trap print_stage_times EXIT
+true
