@@ -39,10 +39,13 @@ if [ "$ferry_cuda" != OFF ] && command -v nvcc > /dev/null; then
   fi
 fi
 
-# `ferry report` and `ferry compare` run the environment scripts/setup-python.sh makes (.venv), and
-# python3 from the PATH while there is none (ferry falls back to it: src/cli/python_command.cpp). The
-# same value whether .venv exists yet or not: it is compiled into the library, so a change rebuilds all of it.
+# `ferry report` and `ferry compare` run the environment scripts/setup-python.sh makes (.venv); without
+# one, Debian's Python when it has matplotlib (scripts/run-link.sh installs python3-matplotlib: python3 on
+# the PATH may be another one); else .venv's path all the same, and ferry runs python3 from the PATH until
+# it exists (src/cli/python_command.cpp). The choice is compiled into the library: changing it rebuilds it.
+python=$PWD/.venv/bin/python
+if [ ! -x "$python" ] && /usr/bin/python3 -c "import matplotlib" > /dev/null 2>&1; then python=/usr/bin/python3; fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFERRY_CUDA="$ferry_cuda" \
-  -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" -DFERRY_NCCL_INCLUDE_DIR="$nccl_dir" -DFERRY_PYTHON="$PWD/.venv/bin/python" "$@" \
+  -DFERRY_NVML_INCLUDE_DIR="$nvml_dir" -DFERRY_NCCL_INCLUDE_DIR="$nccl_dir" -DFERRY_PYTHON="$python" "$@" \
   > "$build_dir.configure.log" 2>&1 || { cat "$build_dir.configure.log"; exit 1; }
 grep -E "^-- ferry:" "$build_dir.configure.log" || true

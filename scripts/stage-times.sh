@@ -6,7 +6,8 @@
 # in the same folder and printed with the rest, in the order they started.
 if [ -z "${FERRY_STAGE_DIR:-}" ]; then
   FERRY_STAGE_DIR=$(mktemp -d)
-  export FERRY_STAGE_DIR FERRY_STAGE_ZERO=$(date +%s)
+  FERRY_STAGE_ZERO=$(date +%s)
+  export FERRY_STAGE_DIR FERRY_STAGE_ZERO
   stage_times_printer=1
 fi
 

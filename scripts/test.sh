@@ -75,10 +75,12 @@ python_setup=$!
 setsid chrt --idle 0 scripts/build-trees.sh "$trees" &
 lane=$!
 
+# .venv's Python, named before setup-python has made it (scripts/configure.sh would otherwise pick Debian's).
+venv_python=-DFERRY_PYTHON=$PWD/.venv/bin/python
 if command -v nvcc > /dev/null; then
-  stage "configure and build (CUDA backend)" scripts/setup.sh build ON
+  stage "configure and build (CUDA backend)" scripts/setup.sh build ON "$venv_python"
 else
-  stage "configure and build" scripts/setup.sh build AUTO
+  stage "configure and build" scripts/setup.sh build AUTO "$venv_python"
 fi
 stage "ctest build" run_tests build
 stage "wait for the asan+ubsan tree" wait_for_tree asan
