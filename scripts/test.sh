@@ -7,9 +7,14 @@
 # libFuzzer targets (clang) and the Python package's tests (report, compare;
 # warnings are errors; the results-file fuzzer), opening reports in headless
 # Chromium. Each fuzzer runs FERRY_FUZZ_SECONDS (default 60).
+# Two lanes: the tests run one after another, while scripts/build-trees.sh builds
+# the sanitizer and fuzz trees at idle priority in the time the tests leave.
+# Each stage's wall time is printed at the end, a failed run's too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"
+. scripts/stage-times.sh
+fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
 
 run_tests() {
   local dir=$1
@@ -22,13 +27,10 @@ run_tests() {
   (cd "$dir" && ctest --output-on-failure -j"$(nproc)" --timeout 300)
 }
 
-# Python first, so the C++ builds point `ferry report` at its environment.
-python=$(scripts/setup-python.sh | tail -1)
-
 run_python_tests() {
-  local ferry_bin=$1
+  local python=$1 ferry_bin=$2
   local code=0
-  (cd python && FERRY_BIN="$ferry_bin" "$python" -m pytest -q) || code=$?
+  (cd python && FERRY_BIN="$ferry_bin" FERRY_FUZZ_SECONDS=$fuzz_seconds "$python" -m pytest -q) || code=$?
   if [ "$code" -eq 5 ]; then
     echo "test: pytest collected no tests in python/tests" >&2
     exit 1
@@ -36,15 +38,59 @@ run_python_tests() {
   return "$code"
 }
 
+# Waits until the second lane has built tree NAME; fails, with the build's log, when that build failed.
+trees=$(mktemp -d)
+wait_for_tree() {
+  local name=$1
+  until [ -f "$trees/$name" ]; do
+    if ! kill -0 "$lane" 2> /dev/null && [ ! -f "$trees/$name" ]; then
+      tail -50 "$trees/$name.log" >&2 || true
+      echo "test: the background builds stopped before the $name tree was built" >&2
+      return 1
+    fi
+    sleep 2
+  done
+  if [ "$(cat "$trees/$name")" != 0 ]; then
+    tail -80 "$trees/$name.log" >&2
+    echo "test: building the $name tree failed (log above)" >&2
+    return 1
+  fi
+}
+
+lane=""
+finish() {
+  # The second lane is its own process group (setsid), so a failed run stops its compilers too.
+  [ -z "$lane" ] || kill -- -"$lane" 2> /dev/null || true
+  print_stage_times
+  rm -rf "$trees"
+}
+trap finish EXIT
+
+# Every Debian package any stage needs, in one apt-get run.
+stage "install packages" scripts/apt-install.sh test $(scripts/packages.sh build tests python fuzz)
+# PyPI downloads (.venv: matplotlib, pytest, hypothesis) beside the first build.
+python_found=$(mktemp)
+stage setup-python scripts/setup-python.sh > "$python_found" &
+python_setup=$!
+setsid chrt --idle 0 scripts/build-trees.sh "$trees" &
+lane=$!
+
+# .venv's Python, named before setup-python has made it (scripts/configure.sh would otherwise pick Debian's).
+venv_python=-DFERRY_PYTHON=$PWD/.venv/bin/python
 if command -v nvcc > /dev/null; then
-  scripts/setup.sh build ON
+  stage "configure and build (CUDA backend)" scripts/setup.sh build ON "$venv_python"
 else
-  scripts/setup.sh build AUTO
+  stage "configure and build" scripts/setup.sh build AUTO "$venv_python"
 fi
-run_tests build
-scripts/sanitize.sh asan
-scripts/mutation.sh build-asan
-scripts/sanitize.sh tsan
-fuzz_seconds=${FERRY_FUZZ_SECONDS:-60}
-scripts/fuzz.sh "$fuzz_seconds"
-FERRY_FUZZ_SECONDS=$fuzz_seconds run_python_tests "$PWD/build/src/ferry"
+stage "ctest build" run_tests build
+stage "wait for the asan+ubsan tree" wait_for_tree asan
+stage "asan+ubsan: ctest" scripts/sanitize.sh asan test
+stage "mutation (build-asan)" scripts/mutation.sh build-asan
+stage "wait for the tsan tree" wait_for_tree tsan
+stage "tsan: ctest" scripts/sanitize.sh tsan test
+stage "wait for the fuzz tree" wait_for_tree fuzz
+stage "fuzz: run" scripts/fuzz.sh "$fuzz_seconds" run
+wait "$python_setup"
+python=$(tail -1 "$python_found")
+rm -f "$python_found"
+stage pytest run_python_tests "$python" "$PWD/build/src/ferry"
