@@ -16,11 +16,13 @@ namespace ferry {
 enum class BackendKind { cuda, emu };
 
 struct Capabilities {
-  bool gpu_timings = false;           // events and clocks time a GPU (false: the emulator's CPU)
-  bool graphs = false;                // capture a stream's work once and replay it
-  bool multi_stream_graphs = false;   // a capture follows events into other streams, other devices' too (CUDA; not the emulator)
-  bool mapped_memory = false;         // kernels reach mapped host memory
-  bool host_reaches_device_memory = false;  // device memory is host memory (the emulator): the host and host libraries (MPI) read and write it
+  bool gpu_timings = false;  // events and clocks time a GPU (false: the emulator's CPU)
+  bool graphs = false;       // capture a stream's work once and replay it
+  bool multi_stream_graphs =
+      false;  // a capture follows events into other streams, other devices' too (CUDA; not the emulator)
+  bool mapped_memory = false;  // kernels reach mapped host memory
+  bool host_reaches_device_memory =
+      false;  // device memory is host memory (the emulator): the host and host libraries (MPI) read and write it
 };
 
 class Event;
@@ -71,8 +73,10 @@ class Graph {
 
 // What one device can do with backend/launch.hpp's launch options.
 struct DeviceFeatures {
-  bool programmatic_launch = false;   // StreamOrder::programmatic lets a kernel launch while the one before drains (Hopper's PDL)
-  bool all_teams_at_once = false;     // Residency::all_at_once launches, whose teams may wait for each other (team.grid_sync())
+  bool programmatic_launch =
+      false;  // StreamOrder::programmatic lets a kernel launch while the one before drains (Hopper's PDL)
+  bool all_teams_at_once =
+      false;  // Residency::all_at_once launches, whose teams may wait for each other (team.grid_sync())
   std::size_t team_shared_bytes = 0;  // the most on-chip memory (team.shared()) one team may have
   // The most teams a Residency::one_cluster launch may have, whose teams reach
   // each other's on-chip memory (Hopper's thread-block clusters); 0: none.

@@ -24,7 +24,12 @@ class Buffer {
   // `device_view` is where kernels reach the memory: the same pointer for device
   // memory, the mapped address for mapped memory, null for memory kernels cannot touch.
   Buffer(void* data, void* device_view, std::size_t bytes, MemoryKind kind, int device, Release release)
-      : data_(data), device_view_(device_view), bytes_(bytes), kind_(kind), device_(device), release_(std::move(release)) {}
+      : data_(data),
+        device_view_(device_view),
+        bytes_(bytes),
+        kind_(kind),
+        device_(device),
+        release_(std::move(release)) {}
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }
   Buffer& operator=(Buffer&& other) noexcept;
   Buffer(const Buffer&) = delete;
@@ -33,9 +38,13 @@ class Buffer {
 
   std::byte* data() const { return static_cast<std::byte*>(data_); }
   template <class T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
   template <class T>
-  T* device_view_as() const { return static_cast<T*>(device_view_); }
+  T* device_view_as() const {
+    return static_cast<T*>(device_view_);
+  }
   std::size_t bytes() const { return bytes_; }
   MemoryKind kind() const { return kind_; }
   int device() const { return device_; }

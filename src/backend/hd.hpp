@@ -224,7 +224,8 @@ FERRY_HD inline std::uint64_t increment_relaxed_device(std::uint64_t* counter) {
 
 FERRY_HD inline void add_relaxed(unsigned long long* counter, unsigned long long value) {
 #if defined(__CUDACC__)
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*counter).fetch_add(value, cuda::memory_order_relaxed);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*counter).fetch_add(value,
+                                                                                      cuda::memory_order_relaxed);
 #else
   __atomic_fetch_add(counter, value, __ATOMIC_RELAXED);
 #endif
@@ -239,7 +240,8 @@ FERRY_HD inline std::uint64_t timeout_clock_ns() {
   return t;
 #else
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 #endif
 }
 

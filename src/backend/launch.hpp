@@ -27,7 +27,7 @@ inline constexpr bool always_false = false;
 
 // When a kernel may start relative to the stream's work before it.
 enum class StreamOrder {
-  complete,      // once that work has finished
+  complete,  // once that work has finished
   // Once the kernel before it lets go (Hopper's programmatic dependent launch):
   // its threads then wait on the device until that kernel has finished and
   // its writes are visible, so a dependent chain stays correct while each
@@ -95,14 +95,16 @@ struct HostTeam {
   int team_index = 0;
   int team_count = 1;
   std::byte* shared_memory = nullptr;
-  TeamBarrier* all_teams = nullptr;           // set in an all_at_once or one_cluster launch
+  TeamBarrier* all_teams = nullptr;          // set in an all_at_once or one_cluster launch
   std::byte* const* every_shared = nullptr;  // set in a one_cluster launch: each team's on-chip memory
   FERRY_HD int index() const { return team_index; }
   FERRY_HD int count() const { return team_count; }
   FERRY_HD int rank() const { return 0; }
   FERRY_HD int size() const { return 1; }
   FERRY_HD void sync() const {}
-  FERRY_HD bool sync_or(bool predicate) const { return predicate; }  // waits for the team, then: was it true for any member?
+  FERRY_HD bool sync_or(bool predicate) const {
+    return predicate;
+  }  // waits for the team, then: was it true for any member?
   // The same for part of the team: the `threads` threads (whole warps) that
   // name barrier `barrier` (1..15; sync() is 0).
   FERRY_HD bool sync_or_among(int barrier, int threads, bool predicate) const {

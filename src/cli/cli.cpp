@@ -73,15 +73,18 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (world().distributed()) {
       const Workload* running = args.size() >= 2 && args[0] == "run" ? find_workload(args[1]) : nullptr;
       if (!running || !running->runs_under_mpi)
-        throw UsageError(fmt::format("only {} run across MPI ranks ({} were started): run other commands without mpirun",
-                                     commands_under_mpi(), world().size()));
+        throw UsageError(
+            fmt::format("only {} run across MPI ranks ({} were started): run other commands without mpirun",
+                        commands_under_mpi(), world().size()));
     }
 
     if (!args.empty() && is_python_command(args[0])) return forward_to_python(args);
 
     // Name an unknown workload before the parser calls it an unexpected argument.
-    if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' && !find_workload(args[1]))
-      throw UsageError(fmt::format("unknown workload '{}': ferry knows {} (see `ferry list`)", args[1], workload_names()));
+    if (args.size() >= 2 && (args[0] == "run" || args[0] == "tune") && !args[1].empty() && args[1][0] != '-' &&
+        !find_workload(args[1]))
+      throw UsageError(
+          fmt::format("unknown workload '{}': ferry knows {} (see `ferry list`)", args[1], workload_names()));
 
     CLI::App app("ferry: measures, models and speeds up how data moves between hosts and GPUs", "ferry");
     app.set_version_flag("--version", FERRY_VERSION);
@@ -91,14 +94,15 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     bool names_only = false;
     CLI::App* list = app.add_subcommand("list", "the workloads and what each measures");
     list->add_flag("--names", names_only, "one workload name a line, nothing else");
-    list->callback([&] {
-      action = [&] { return list_workloads(names_only, out); };
-    });
-    CLI::App* run = app.add_subcommand("run", "run a workload: ferry run WORKLOAD [options] (ferry run WORKLOAD --help)");
+    list->callback([&] { action = [&] { return list_workloads(names_only, out); }; });
+    CLI::App* run =
+        app.add_subcommand("run", "run a workload: ferry run WORKLOAD [options] (ferry run WORKLOAD --help)");
     run->require_subcommand(1);
-    CLI::App* tune = app.add_subcommand("tune", "search a workload's settings for a target: ferry tune stream --latency 20us");
+    CLI::App* tune =
+        app.add_subcommand("tune", "search a workload's settings for a target: ferry tune stream --latency 20us");
     tune->require_subcommand(1);
-    CLI::App* model = app.add_subcommand("model", "a workload's model beyond this machine: ferry model beff --devices 512");
+    CLI::App* model =
+        app.add_subcommand("model", "a workload's model beyond this machine: ferry model beff --devices 512");
     model->require_subcommand(1);
     // Listed for --help only: both are forwarded to the Python package above, before parsing.
     app.add_subcommand("report", "an HTML page with plots from results files: ferry report R.json [...] -o report.html "

@@ -25,7 +25,8 @@ int parse_device(std::string_view text) {
 }  // namespace
 
 void add_run_options(CLI::App& command, RunOptions& options) {
-  command.add_option("--backend", options.backend, "cuda, emu, or auto: cuda when a GPU answers, else the CPU emulator")
+  command
+      .add_option("--backend", options.backend, "cuda, emu, or auto: cuda when a GPU answers, else the CPU emulator")
       ->default_val("auto");
   command.add_option("--device", options.device, "the GPU to measure (default 0)");
   command.add_option("--devices", options.devices, "several GPUs, e.g. 0,1,2,3 (peer figures need two or more)");
@@ -34,13 +35,15 @@ void add_run_options(CLI::App& command, RunOptions& options) {
   command.add_flag("--dry-run", options.dry_run,
                    "list the steps the run would take, each with a time estimate, and stop: nothing is measured or "
                    "written (estimates from --profile's rates where a workload takes one, else nominal ones)");
-  command.add_option("--json", options.outputs.json_path,
-                     "write every sample and figure to this results file (JSON); - for standard output, and the "
-                     "tables then go to standard error")
+  command
+      .add_option("--json", options.outputs.json_path,
+                  "write every sample and figure to this results file (JSON); - for standard output, and the "
+                  "tables then go to standard error")
       ->check(writable_file("--json"));
-  command.add_option("--csv", options.outputs.csv_path,
-                     "write one line per row to this file (CSV); - for standard output, and the tables then go to "
-                     "standard error")
+  command
+      .add_option("--csv", options.outputs.csv_path,
+                  "write one line per row to this file (CSV); - for standard output, and the tables then go to "
+                  "standard error")
       ->check(writable_file("--csv"));
 }
 
@@ -48,7 +51,7 @@ CLI::Validator writable_file(const std::string& option) {
   return CLI::Validator(
       [option](std::string& path) {
         if (path == "-") return take_standard_output(option);  // on every rank: each prints its tables elsewhere
-        if (launcher_rank() != 0) return std::string();  // only rank 0 writes; the path may be on its host alone
+        if (launcher_rank() != 0) return std::string();        // only rank 0 writes; the path may be on its host alone
         const std::string why = why_not_writable(path);
         return why.empty() ? std::string() : fmt::format("cannot write '{}': {}", path, why);
       },

@@ -34,10 +34,10 @@ struct Workload {
   // `ferry run NAME`, its folder src/bench/NAME/, its results' "workload", and
   // the report section python/ferry/sections/NAME.py that declares WORKLOAD = "NAME".
   std::string name;
-  std::string summary;   // one line
-  std::string measures;  // what its rows hold
+  std::string summary;              // one line
+  std::string measures;             // what its rows hold
   std::vector<Listing> lists = {};  // none for a workload without named choices
-  bool runs_under_mpi = false;  // `mpirun ... ferry run NAME` shares the work between the ranks
+  bool runs_under_mpi = false;      // `mpirun ... ferry run NAME` shares the work between the ranks
   void (*add_commands)(const Commands&) = nullptr;
 };
 

@@ -12,16 +12,16 @@ namespace ferry {
 
 // Each check's name: the workload, then what it compares.
 inline constexpr std::string_view check_names[] = {
-    "link.copy",          // a copied buffer (host, device, peer, zero-copy) against its source's pattern
-    "link.flag_echo",     // the persistent kernel's echo carries the doorbell's sequence number
-    "link.chain",         // a kernel chain's words each one higher per kernel, a read chain's end
-    "link.peer_flag",     // every answer of the peers' kernel flag ping-pong carries its round trip's tag
-    "stream.output",      // every chunk's output words
-    "overlap.sum",        // c = a + b, every element
-    "dispatch.sorted",    // the sorted keys against a host sort of the same keys
-    "beff.message",       // every received message against its sender's pattern
-    "topo.message",       // every round's received message against its sender's pattern
-    "model.input",        // `ferry model beff --profile`: the results file it reads passed
+    "link.copy",        // a copied buffer (host, device, peer, zero-copy) against its source's pattern
+    "link.flag_echo",   // the persistent kernel's echo carries the doorbell's sequence number
+    "link.chain",       // a kernel chain's words each one higher per kernel, a read chain's end
+    "link.peer_flag",   // every answer of the peers' kernel flag ping-pong carries its round trip's tag
+    "stream.output",    // every chunk's output words
+    "overlap.sum",      // c = a + b, every element
+    "dispatch.sorted",  // the sorted keys against a host sort of the same keys
+    "beff.message",     // every received message against its sender's pattern
+    "topo.message",     // every round's received message against its sender's pattern
+    "model.input",      // `ferry model beff --profile`: the results file it reads passed
 };
 
 #ifdef FERRY_MUTATION

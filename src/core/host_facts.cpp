@@ -24,7 +24,8 @@ HostFacts read_host_facts() {
   host.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0) host.memory_bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+  if (pages > 0 && page_size > 0)
+    host.memory_bytes = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
 
   utsname uts{};
   if (uname(&uts) == 0) host.os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;

@@ -11,9 +11,8 @@ namespace ferry {
 // items, one thread per piece, up to the number of cores; returns when all are done.
 template <class Body>
 void parallel_ranges(std::int64_t count, std::int64_t min_per_thread, Body body) {
-  const std::int64_t threads =
-      std::clamp<std::int64_t>(count / std::max<std::int64_t>(1, min_per_thread), 1,
-                               std::max(1u, std::thread::hardware_concurrency()));
+  const std::int64_t threads = std::clamp<std::int64_t>(count / std::max<std::int64_t>(1, min_per_thread), 1,
+                                                        std::max(1u, std::thread::hardware_concurrency()));
   if (threads == 1) {
     body(std::int64_t{0}, count);
     return;

@@ -9,11 +9,11 @@
 namespace ferry {
 
 struct PcieLink {
-  int generation = 0;      // as the link runs now (an idle link may have dropped to a lower generation)
+  int generation = 0;  // as the link runs now (an idle link may have dropped to a lower generation)
   int width = 0;
   int max_generation = 0;  // the most this GPU and this slot can run
   int max_width = 0;
-  std::string source;      // "nvml", "sysfs" or "" when unknown
+  std::string source;  // "nvml", "sysfs" or "" when unknown
 };
 
 struct GpuFacts {
@@ -25,14 +25,14 @@ struct GpuFacts {
   std::string compute_capability;
   double memory_bandwidth_Bps = 0;  // theoretical, from memory clock and bus width; 0 when unknown
   PcieLink pcie;
-  int nvlinks = 0;                  // active NVLinks, to GPUs and to switches alike, where NVML reports them
+  int nvlinks = 0;  // active NVLinks, to GPUs and to switches alike, where NVML reports them
 };
 
 struct PeerFacts {
   int from = 0;
   int to = 0;
-  bool direct_access = false;      // cudaDeviceCanAccessPeer
-  int nvlinks = 0;                 // active NVLinks between the two, where NVML reports them
+  bool direct_access = false;  // cudaDeviceCanAccessPeer
+  int nvlinks = 0;             // active NVLinks between the two, where NVML reports them
   int nvlink_version = 0;
 };
 
@@ -46,8 +46,8 @@ struct HostFacts {
 
 struct Machine {
   HostFacts host;
-  std::string backend;          // "cuda" or "emu"
-  bool gpu_timings = false;     // false on the emulator: its timings are CPU timings
+  std::string backend;       // "cuda" or "emu"
+  bool gpu_timings = false;  // false on the emulator: its timings are CPU timings
   std::string driver_version;
   std::string runtime_version;
   std::vector<GpuFacts> gpus;

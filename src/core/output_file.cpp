@@ -103,11 +103,9 @@ std::string probe(const Destination& to) {
       std::remove(temporary.c_str());
       return "";
     }
-    case S_IFIFO:
-      return ::faccessat(AT_FDCWD, to.path.c_str(), W_OK, AT_EACCESS) == 0 ? "" : std::strerror(errno);
+    case S_IFIFO: return ::faccessat(AT_FDCWD, to.path.c_str(), W_OK, AT_EACCESS) == 0 ? "" : std::strerror(errno);
     case S_IFDIR:
-    case S_IFSOCK:
-      return why_not_a_file(to.type);
+    case S_IFSOCK: return why_not_a_file(to.type);
     default: {  // a device
       const int fd = ::open(to.path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
       if (fd < 0) return std::strerror(errno);

@@ -43,24 +43,24 @@ struct Row {
   std::string section;
   Params params;
   Metric metric = Metric::latency;
-  std::vector<double> seconds;      // every timed sample (none when `summary` stands for them)
+  std::vector<double> seconds;  // every timed sample (none when `summary` stands for them)
   std::optional<SampleSummary> summary;
-  double bytes_per_sample = 0;      // rate rows: bytes moved in one sample
+  double bytes_per_sample = 0;  // rate rows: bytes moved in one sample
   Headline headline = Headline::median;
   // A figure computed from other rows (b_eff: a mean of b(L) over sizes), in
   // base units; such a row has no samples of its own.
   std::optional<double> derived;
-  std::optional<double> model;      // the model's prediction in the metric's base unit (B/s or s)
-  std::string model_basis;          // what the model is, e.g. "PCIe Gen5 x16"
+  std::optional<double> model;  // the model's prediction in the metric's base unit (B/s or s)
+  std::string model_basis;      // what the model is, e.g. "PCIe Gen5 x16"
   Check check = Check::not_applicable;
   std::string note;
 
   bool has_samples() const { return summary || !seconds.empty(); }
-  Stats stats() const;              // over every sample; all zero for a derived row without samples
+  Stats stats() const;  // over every sample; all zero for a derived row without samples
   std::uint64_t sample_count() const;
   // Keeps the samples, or their summary when there are more than kept_samples_limit.
   void set_samples(std::vector<double> samples);
-  double value() const;             // the figure in base units (B/s or s): derived, else from the headline sample
+  double value() const;  // the figure in base units (B/s or s): derived, else from the headline sample
   std::optional<double> efficiency() const;  // measured / model, as a rate (a latency's is model / measured)
 };
 

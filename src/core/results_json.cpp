@@ -190,8 +190,9 @@ std::string results_to_csv(const Results& results) {
                          row.model ? fmt::format("{:.6g}", shown(row.metric, *row.model)) : "",
                          row.efficiency() ? fmt::format("{:.4f}", *row.efficiency()) : "", to_string(row.check),
                          row.sample_count());
-      out += row.has_samples() ? fmt::format(",{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", s.min, s.median, s.mean, s.p99, s.max)
-                               : std::string(",,,,,\n");
+      out += row.has_samples()
+                 ? fmt::format(",{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", s.min, s.median, s.mean, s.p99, s.max)
+                 : std::string(",,,,,\n");
     }
   }
   return out;

@@ -33,9 +33,7 @@ std::string number(double v) {
   return fmt::format("{:.3f}", v);
 }
 
-const char* check_cell(Check c) {
-  return c == Check::passed ? "PASSED" : c == Check::failed ? "FAILED" : "-";
-}
+const char* check_cell(Check c) { return c == Check::passed ? "PASSED" : c == Check::failed ? "FAILED" : "-"; }
 
 }  // namespace
 

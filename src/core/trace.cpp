@@ -9,9 +9,11 @@ std::string trace_to_json(const Trace& trace) {
   ordered_json events = ordered_json::array();
   events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", trace.process}}}});
   for (std::size_t i = 0; i < trace.lanes.size(); ++i) {
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", i}, {"args", {{"name", trace.lanes[i]}}}});
+    events.push_back(
+        {{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", i}, {"args", {{"name", trace.lanes[i]}}}});
     // Lanes in their own order, not by name.
-    events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", i}, {"args", {{"sort_index", i}}}});
+    events.push_back(
+        {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", i}, {"args", {{"sort_index", i}}}});
   }
   // Trace Event times are microseconds.
   for (const TraceBox& b : trace.boxes)

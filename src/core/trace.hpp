@@ -15,8 +15,8 @@ struct TraceBox {
 };
 
 struct Trace {
-  std::string process;              // the trace's one process, e.g. "ferry overlap, device 0"
-  std::vector<std::string> lanes;   // lane i's name
+  std::string process;             // the trace's one process, e.g. "ferry overlap, device 0"
+  std::vector<std::string> lanes;  // lane i's name
   std::vector<TraceBox> boxes;
 };
 

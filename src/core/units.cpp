@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fmt/format.h>
 #include <limits>
 #include <utility>
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -20,11 +20,9 @@ struct Suffix {
 
 // Longest first so that "KiB" is not read as "K" followed by junk.
 constexpr Suffix suffixes[] = {
-    {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
-    {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9},     {"TB", 1e12},
-    {"Ki", 0x1p10},  {"Mi", 0x1p20},  {"Gi", 0x1p30},  {"Ti", 0x1p40},
-    {"K", 0x1p10},   {"M", 0x1p20},   {"G", 0x1p30},   {"T", 0x1p40},
-    {"B", 1},        {"", 1},
+    {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}, {"KB", 1e3},    {"MB", 1e6},
+    {"GB", 1e9},     {"TB", 1e12},    {"Ki", 0x1p10},  {"Mi", 0x1p20},  {"Gi", 0x1p30}, {"Ti", 0x1p40},
+    {"K", 0x1p10},   {"M", 0x1p20},   {"G", 0x1p30},   {"T", 0x1p40},   {"B", 1},       {"", 1},
 };
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -59,7 +57,8 @@ std::uint64_t parse_bytes(std::string_view raw) {
   if (text.front() == '-') malformed(raw, "a size must be positive");
 
   std::size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
   if (digits == 0) malformed(raw, "it does not start with a number");
 
   double number = 0;
@@ -178,7 +177,8 @@ namespace {
 std::pair<double, std::string_view> number_and_unit(std::string_view raw, std::string_view kind) {
   const std::string_view text = trim(raw);
   std::size_t digits = 0;
-  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.')) ++digits;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+    ++digits;
   double number = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
   if (digits == 0 || ec != std::errc() || end != text.data() + digits)

@@ -31,7 +31,8 @@ std::optional<LinkTerms> peer_store_terms(const PeerProfile& peer, std::string_v
   return std::nullopt;
 }
 
-std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers, const std::vector<std::pair<int, int>>& hops,
+std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers,
+                                     const std::vector<std::pair<int, int>>& hops,
                                      const std::function<std::optional<LinkTerms>(const PeerProfile&)>& terms_of) {
   std::optional<LinkTerms> slowest;
   for (const std::pair<int, int>& hop_ends : hops) {
@@ -79,8 +80,10 @@ TransportModel fit_transport(const std::string& transport, const std::vector<Mea
       segment.terms = {0, static_cast<double>(b.bytes) / b.exchange_s};
       segment.basis = fmt::format("{}: fitted to this run's {} alone", b.protocol, format_bytes(b.bytes));
     } else {
-      segment.terms = fit_two_sizes(static_cast<double>(a.bytes), a.exchange_s, static_cast<double>(b.bytes), b.exchange_s);
-      segment.basis = fmt::format("{}: fitted to this run's {} and {}", b.protocol, format_bytes(a.bytes), format_bytes(b.bytes));
+      segment.terms =
+          fit_two_sizes(static_cast<double>(a.bytes), a.exchange_s, static_cast<double>(b.bytes), b.exchange_s);
+      segment.basis =
+          fmt::format("{}: fitted to this run's {} and {}", b.protocol, format_bytes(a.bytes), format_bytes(b.bytes));
     }
     model.segments.push_back(segment);
     first = last + 1;
@@ -112,13 +115,14 @@ RingPrediction predict_ring(const TransportModel& model, int devices, int per_no
   }
   p.bandwidth_share = all > 0 ? above / all : 0;
   const std::string pace = p.spans_nodes ? "the network hop" : "each hop";
-  p.dominant = p.bandwidth_share >= 0.5
-                   ? fmt::format("bandwidth: sizes past {} ({} x {:.0f} GB/s) give {:.0f}% of b_eff",
-                                 format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())), pace,
-                                 to_GBps(p.pace.bandwidth_Bps), 100 * p.bandwidth_share)
-                   : fmt::format("latency: {} takes {:.2f} us per exchange; sizes below {} give {:.0f}% of b_eff", pace,
-                                 to_us(p.pace.latency_s), format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())),
-                                 100 * (1 - p.bandwidth_share));
+  p.dominant =
+      p.bandwidth_share >= 0.5
+          ? fmt::format("bandwidth: sizes past {} ({} x {:.0f} GB/s) give {:.0f}% of b_eff",
+                        format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())), pace,
+                        to_GBps(p.pace.bandwidth_Bps), 100 * p.bandwidth_share)
+          : fmt::format("latency: {} takes {:.2f} us per exchange; sizes below {} give {:.0f}% of b_eff", pace,
+                        to_us(p.pace.latency_s), format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())),
+                        100 * (1 - p.bandwidth_share));
   return p;
 }
 

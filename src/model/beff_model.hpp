@@ -31,7 +31,7 @@ LinkTerms fit_two_sizes(double small_bytes, double small_s, double large_bytes, 
 struct ModelSegment {
   std::uint64_t up_to_bytes = 0;  // the segment covers sizes up to this one (the last: every size past it too)
   LinkTerms terms;
-  std::string basis;              // where the terms came from
+  std::string basis;  // where the terms came from
 };
 
 struct TransportModel {
@@ -67,7 +67,8 @@ std::optional<LinkTerms> peer_store_terms(const PeerProfile& peer, std::string_v
 // The slowest of `terms_of` over the peer figures of every hop (from, to):
 // the highest latency and the lowest bandwidth, as a ring moves at its slowest
 // hop's pace. Nothing when a hop has no figures or `terms_of` gives none.
-std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers, const std::vector<std::pair<int, int>>& hops,
+std::optional<LinkTerms> slowest_hop(const std::vector<PeerProfile>& peers,
+                                     const std::vector<std::pair<int, int>>& hops,
                                      const std::function<std::optional<LinkTerms>(const PeerProfile&)>& terms_of);
 
 // One point to fit: a size, its per-exchange seconds, and the protocol that moved it.
@@ -91,9 +92,9 @@ struct RingPrediction {
   bool spans_nodes = false;
   double beff_per_device_Bps = 0;
   double beff_ring_Bps = 0;
-  LinkTerms pace;                 // the terms of the hop that sets the pace at the largest size
-  double bandwidth_share = 0;     // share of b_eff from sizes above the balance size (bandwidth-bound)
-  std::string dominant;           // in words: which term sets b_eff
+  LinkTerms pace;              // the terms of the hop that sets the pace at the largest size
+  double bandwidth_share = 0;  // share of b_eff from sizes above the balance size (bandwidth-bound)
+  std::string dominant;        // in words: which term sets b_eff
 };
 
 RingPrediction predict_ring(const TransportModel& model, int devices, int per_node, const LinkTerms& network,

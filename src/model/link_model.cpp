@@ -33,7 +33,8 @@ double nvlink_Bps_per_link(int version) {
 
 RatedLink gpu_pcie(const Machine& machine, int device) {
   for (const GpuFacts& g : machine.gpus)
-    if (g.index == device) return {pcie_Bps(g.pcie.max_generation, g.pcie.max_width), pcie_name(g.pcie.max_generation, g.pcie.max_width)};
+    if (g.index == device)
+      return {pcie_Bps(g.pcie.max_generation, g.pcie.max_width), pcie_name(g.pcie.max_generation, g.pcie.max_width)};
   return {};
 }
 
@@ -41,7 +42,8 @@ RatedLink peer_link(const Machine& machine, int from, int to) {
   for (const PeerFacts& p : machine.peers) {
     if (p.from != from || p.to != to) continue;
     if (p.nvlinks > 0 && nvlink_Bps_per_link(p.nvlink_version) > 0)
-      return {p.nvlinks * nvlink_Bps_per_link(p.nvlink_version), fmt::format("{} x NVLink{}", p.nvlinks, p.nvlink_version)};
+      return {p.nvlinks * nvlink_Bps_per_link(p.nvlink_version),
+              fmt::format("{} x NVLink{}", p.nvlinks, p.nvlink_version)};
     break;
   }
   const RatedLink a = gpu_pcie(machine, from), b = gpu_pcie(machine, to);

@@ -86,7 +86,8 @@ std::vector<LoadedLink> loaded_from(const nlohmann::json& entry) {
   std::vector<LoadedLink> loads;
   if (!entry.contains("zero_copy_under_load")) return loads;  // profiles written before it have none
   for (const auto& l : entry.at("zero_copy_under_load"))
-    loads.push_back({whole_number<int>(l, "teams"), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
+    loads.push_back(
+        {whole_number<int>(l, "teams"), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
   return loads;
 }
 
@@ -118,12 +119,8 @@ std::string profile_to_json(const MachineProfile& profile) {
                      {"flag_one_way_s", p.flag_one_way_s}});
   }
   const ordered_json doc = {
-      {"schema", MachineProfile::schema},
-      {"backend", profile.backend},
-      {"gpu_timings", profile.gpu_timings},
-      {"created_utc", profile.created_utc},
-      {"devices", devices},
-      {"peers", peers},
+      {"schema", MachineProfile::schema},   {"backend", profile.backend}, {"gpu_timings", profile.gpu_timings},
+      {"created_utc", profile.created_utc}, {"devices", devices},         {"peers", peers},
   };
   return doc.dump(1) + "\n";
 }

@@ -21,8 +21,8 @@ double seconds_at(const std::vector<CopyTime>& times, double bytes);
 // single read of host memory (a doorbell poll) takes meanwhile.
 struct LoadedLink {
   int teams = 0;
-  double Bps = 0;                 // per direction
-  double read_round_trip_s = 0;   // one dependent read of mapped host memory, under that load
+  double Bps = 0;                // per direction
+  double read_round_trip_s = 0;  // one dependent read of mapped host memory, under that load
 };
 
 struct DeviceProfile {
@@ -34,27 +34,28 @@ struct DeviceProfile {
   double bidirectional_Bps = 0;  // both directions at once, bytes of both counted
   double pageable_h2d_Bps = 0;
   double pageable_d2h_Bps = 0;
-  double zero_copy_read_Bps = 0;   // a kernel reading mapped host memory
-  double zero_copy_write_Bps = 0;  // a kernel writing mapped host memory
-  double zero_copy_both_Bps = 0;   // a kernel reading mapped host memory while writing it, per direction
+  double zero_copy_read_Bps = 0;     // a kernel reading mapped host memory
+  double zero_copy_write_Bps = 0;    // a kernel writing mapped host memory
+  double zero_copy_both_Bps = 0;     // a kernel reading mapped host memory while writing it, per direction
   double mapped_read_latency_s = 0;  // one thread's dependent reads of mapped host memory, per read
-  double copy_latency_h2d_s = 0;   // smallest pinned copy + stream sync, host view
+  double copy_latency_h2d_s = 0;     // smallest pinned copy + stream sync, host view
   double copy_latency_d2h_s = 0;
   double copy_engine_latency_h2d_s = 0;  // the same copy timed by events: the device's share of it
   double copy_engine_latency_d2h_s = 0;
-  double launch_and_sync_s = 0;         // one empty kernel, launch to sync return
-  double launch_per_kernel_s = 0;       // empty kernels launched back to back
-  double graph_per_kernel_s = 0;        // the same kernels replayed from a graph
-  double programmatic_graph_per_kernel_s = 0;  // ... with programmatic edges (each launches while the one before drains)
+  double launch_and_sync_s = 0;    // one empty kernel, launch to sync return
+  double launch_per_kernel_s = 0;  // empty kernels launched back to back
+  double graph_per_kernel_s = 0;   // the same kernels replayed from a graph
+  double programmatic_graph_per_kernel_s =
+      0;  // ... with programmatic edges (each launches while the one before drains)
   // The same two graphs of kernels that each read what the one before wrote:
   // what a chain of dependent passes pays per kernel before its own work.
   double dependent_graph_per_kernel_s = 0;
   double dependent_programmatic_graph_per_kernel_s = 0;
   double dependent_kernel_bytes = 0;  // what each kernel of that chain reads and writes: its figure holds that sweep
-  double grid_barrier_s = 0;            // one grid-wide barrier in a cooperative kernel, a team per multiprocessor
-  double cluster_barrier_s = 0;         // one barrier of a thread-block cluster, as many teams as a cluster holds
-  double sync_wakeup_s = 0;             // kernel released through mapped memory -> stream sync returns
-  double flag_round_trip_s = 0;         // host doorbell -> persistent kernel echo seen by the host
+  double grid_barrier_s = 0;          // one grid-wide barrier in a cooperative kernel, a team per multiprocessor
+  double cluster_barrier_s = 0;       // one barrier of a thread-block cluster, as many teams as a cluster holds
+  double sync_wakeup_s = 0;           // kernel released through mapped memory -> stream sync returns
+  double flag_round_trip_s = 0;       // host doorbell -> persistent kernel echo seen by the host
   // The same echo behind a system-scope release fence: what a flag that
   // publishes data (written before it) pays per round trip.
   double flag_round_trip_release_s = 0;
@@ -76,7 +77,7 @@ struct PeerProfile {
   int to = 0;
   bool direct_access = false;
   double copy_Bps = 0;
-  double latency_s = 0;  // 8-byte copy + sync
+  double latency_s = 0;              // 8-byte copy + sync
   double bidirectional_Bps = 0;      // copies both ways at once, bytes of both counted
   std::vector<CopyTime> copy_times;  // one-way copies by events at several sizes, smallest first
   std::vector<CopyTime> both_ways;   // a copy each way at once (seconds of the pair), smallest first

@@ -134,6 +134,8 @@ TransportTerms transport_terms_from_json(const std::string& text, const std::str
   }
 }
 
-TransportTerms read_transport_terms(const std::string& path) { return transport_terms_from_json(read_file(path), path); }
+TransportTerms read_transport_terms(const std::string& path) {
+  return transport_terms_from_json(read_file(path), path);
+}
 
 }  // namespace ferry::model

@@ -45,15 +45,16 @@ WorkloadResult predict_larger_rings(const model::TransportTerms& terms, const La
                        {"per_node", static_cast<std::int64_t>(per_node)},
                        {"network_latency_s", network.latency_s},
                        {"network_GBps", to_GBps(network.bandwidth_Bps)}};
-  prediction.sections = {{"prediction", fmt::format("b_eff predicted for rings larger than this machine ({} devices a "
-                                                    "node; between nodes {:.3g} GB/s and {:.3g} us per hop)",
-                                                    per_node, to_GBps(network.bandwidth_Bps), to_us(network.latency_s))}};
+  prediction.sections = {
+      {"prediction", fmt::format("b_eff predicted for rings larger than this machine ({} devices a "
+                                 "node; between nodes {:.3g} GB/s and {:.3g} us per hop)",
+                                 per_node, to_GBps(network.bandwidth_Bps), to_us(network.latency_s))}};
   const std::vector<std::uint64_t> sizes = beff::definition_sizes();
   for (const model::TransportModel& m : terms.transports) {
     for (int n : rings.devices) {
       if (n > per_node && !crosses_nodes(m.transport)) {
-        prediction.skipped.push_back(fmt::format("{} x {}: {} stays within one node ({} devices)", m.transport, n,
-                                                 m.transport, per_node));
+        prediction.skipped.push_back(
+            fmt::format("{} x {}: {} stays within one node ({} devices)", m.transport, n, m.transport, per_node));
         continue;
       }
       const model::RingPrediction p = model::predict_ring(m, n, per_node, network, crosses_nodes(m.transport), sizes);

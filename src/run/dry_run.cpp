@@ -42,7 +42,8 @@ HostCopy time_host_copies() {
       std::memcpy(to.data() + first, from.data() + first, static_cast<std::size_t>(end - first));
     });
   });
-  if (to[bytes - 1] != 1) throw std::logic_error("the host copy did not copy");  // and keeps it from being optimized away
+  if (to[bytes - 1] != 1)
+    throw std::logic_error("the host copy did not copy");  // and keeps it from being optimized away
   return rates;
 }
 
@@ -105,7 +106,8 @@ int print_dry_run(const Machine& machine, const std::vector<PlannedWorkload>& wo
   double total_s = 0;
   out << fmt::format("dry run on {} ({} backend{}): nothing is measured or written; each step's time is an estimate\n",
                      machine.host.hostname, machine.backend,
-                     machine.gpus.empty() ? "" : fmt::format(", {} x {}", machine.gpus.size(), machine.gpus.front().name));
+                     machine.gpus.empty() ? ""
+                                          : fmt::format(", {} x {}", machine.gpus.size(), machine.gpus.front().name));
   for (const PlannedWorkload& w : workloads) {
     double workload_s = 0;
     std::vector<double> each;

@@ -14,8 +14,9 @@ LinkPeers link_peers(Backend& backend, Results& results, const std::string& prof
     return {model::read_profile(profile_path).peers, fmt::format("from the profile {}", profile_path)};
   // Link drives every device from one process.
   if (world.distributed() || devices.size() < 2) return {};
-  link::LinkOutcome outcome = link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), devices),
-                                        Progress("link", !quiet));
+  link::LinkOutcome outcome =
+      link::run(backend, results.machine, link::LinkConfig::for_peers(backend.capabilities(), devices),
+                Progress("link", !quiet));
   results.workloads.push_back(std::move(outcome.result));
   return {outcome.profile.peers, "measured in this run"};
 }

@@ -28,7 +28,8 @@ int dry_run_with_ceilings(Backend& backend, const ModelProfile& ceilings, int de
                           PlannedWorkload workload, std::ostream& out) {
   std::vector<PlannedWorkload> planned;
   if (!ceilings.file())
-    planned.push_back({"link", link::plan_run(backend, link::LinkConfig::for_models(backend.capabilities(), device, with_pageable))});
+    planned.push_back(
+        {"link", link::plan_run(backend, link::LinkConfig::for_models(backend.capabilities(), device, with_pageable))});
   planned.push_back(std::move(workload));
   const Machine machine = backend.describe_machine();
   return print_dry_run(machine, planned, dry_run_pace(machine, ceilings.file(), device), out);

@@ -18,7 +18,8 @@ class ModelProfile {
 
   // The device's ceilings; measuring them adds link's rows to `results`.
   // Pageable copies are measured only for a workload that asks.
-  model::DeviceProfile for_device(Backend& backend, Results& results, int device, bool quiet, bool with_pageable = false);
+  model::DeviceProfile for_device(Backend& backend, Results& results, int device, bool quiet,
+                                  bool with_pageable = false);
   const std::string& origin() const { return origin_; }
   // The profile file's contents; null when the ceilings are to be measured.
   const model::MachineProfile* file() const { return from_file_ ? &*from_file_ : nullptr; }

@@ -47,10 +47,8 @@ HostStepTime time_host_step(Backend& backend, World& world, std::uint64_t bytes,
   for (int r = 0; r <= repetitions; ++r) {
     world.barrier();
     const auto start = HostClock::now();
-    if (world.distributed())
-      mpi_exchange(ring, world.rank(), 0, {{from.data(), to.data()}});
-    else
-      copy_between_hosts(copies, words * 8);
+    if (world.distributed()) mpi_exchange(ring, world.rank(), 0, {{from.data(), to.data()}});
+    else copy_between_hosts(copies, words * 8);
     const double seconds = world.max(seconds_between(start, HostClock::now()));
     if (r > 0) time.seconds.push_back(seconds);  // the first warms the pages and the connections
   }

@@ -31,8 +31,9 @@ std::string cuda_awareness_gap() {
 std::string mpi_reason(Kind kind, Backend& backend, const World& world, const Group& group) {
   if (!World::built_with_mpi()) return "this ferry was built without MPI (scripts/setup.sh builds it with OpenMPI)";
   if (!world.mpi() || world.size() < 2)
-    return fmt::format("needs 2 or more MPI ranks, one per device: mpirun -np 2 ferry run beff (or topo) --transport {}",
-                       to_string(kind));
+    return fmt::format(
+        "needs 2 or more MPI ranks, one per device: mpirun -np 2 ferry run beff (or topo) --transport {}",
+        to_string(kind));
   if (group.largest_message > static_cast<std::uint64_t>(INT_MAX))
     return fmt::format("a message of {} B is more than one MPI call carries", group.largest_message);
   // The emulator's device memory is host memory, which any MPI reaches.

@@ -50,21 +50,21 @@ FERRY_HD inline std::uint64_t sm_failure_word(std::int64_t exchange, SmWait what
 
 struct PeerStoreExchange {
   ExchangePlan plan;
-  int me = 0;                          // this device's participant
-  int route = 0;                       // which of the plan's routes this launch moves (one launch per route)
-  std::uint64_t first_tag = 1;         // exchange i's tag is first_tag + i
+  int me = 0;                   // this device's participant
+  int route = 0;                // which of the plan's routes this launch moves (one launch per route)
+  std::uint64_t first_tag = 1;  // exchange i's tag is first_tag + i
   bool ll = true;
-  std::uint64_t ll_slot_words = 0;     // words in one LL inbox slot (two per line)
-  const std::byte* send = nullptr;     // this device's send area
-  std::byte* receive = nullptr;        // this device's receive area
-  std::byte* to_receive = nullptr;     // direct: the receive area of the participant this one sends to
-  std::uint64_t* to_arrived = nullptr; // direct: its arrival flags, one per team
-  std::uint64_t* arrived = nullptr;    // direct: this device's
-  std::uint64_t* to_inbox = nullptr;   // LL: the inbox of the participant this one sends to
-  std::uint64_t* inbox = nullptr;      // LL: this device's
+  std::uint64_t ll_slot_words = 0;       // words in one LL inbox slot (two per line)
+  const std::byte* send = nullptr;       // this device's send area
+  std::byte* receive = nullptr;          // this device's receive area
+  std::byte* to_receive = nullptr;       // direct: the receive area of the participant this one sends to
+  std::uint64_t* to_arrived = nullptr;   // direct: its arrival flags, one per team
+  std::uint64_t* arrived = nullptr;      // direct: this device's
+  std::uint64_t* to_inbox = nullptr;     // LL: the inbox of the participant this one sends to
+  std::uint64_t* inbox = nullptr;        // LL: this device's
   std::uint64_t* from_credit = nullptr;  // LL: credits in the memory of the participant this one receives from
-  std::uint64_t* credit = nullptr;     // LL: this device's, written by the participant it sends to
-  std::uint64_t* failure = nullptr;    // mapped host memory: sm_failure_word of a thread that gave up
+  std::uint64_t* credit = nullptr;       // LL: this device's, written by the participant it sends to
+  std::uint64_t* failure = nullptr;      // mapped host memory: sm_failure_word of a thread that gave up
   std::uint64_t timeout_ns = 0;
 
   static constexpr int polls_per_clock_read = 64;
@@ -73,7 +73,7 @@ struct PeerStoreExchange {
 
   // What one thread carries from exchange to exchange.
   struct Thread {
-    bool failed = false;           // it gave up once: no wait of it blocks again
+    bool failed = false;            // it gave up once: no wait of it blocks again
     std::uint64_t credit_seen = 0;  // the last credit it read, so most sends read none
     // The first lines of its next LL message, loaded while it waited for the one before.
     std::int64_t staged_for = -1;
@@ -164,7 +164,8 @@ struct PeerStoreExchange {
         bool complete = true;
         FERRY_UNROLL
         for (int k = 0; k < lines_in_flight; ++k)
-          if (base + k * step < slice.hi) complete = complete && (w[k][0] & tag_mask) == mark && (w[k][1] & tag_mask) == mark;
+          if (base + k * step < slice.hi)
+            complete = complete && (w[k][0] & tag_mask) == mark && (w[k][1] & tag_mask) == mark;
         if (complete) break;
         if (polls % polls_per_clock_read == 0 && out_of_time(since)) give_up(t, i, SmWait::message);
         spin_pause();

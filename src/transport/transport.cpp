@@ -70,7 +70,8 @@ std::string unavailable_anywhere(Kind kind, Backend& backend, const World& world
   const std::vector<std::string> reasons = world.gather(mine);
   if (world.all(mine.empty())) return "";
   if (world.rank() != 0) return "not on every rank";
-  const bool same_everywhere = std::all_of(reasons.begin(), reasons.end(), [&](const auto& r) { return r == reasons[0]; });
+  const bool same_everywhere =
+      std::all_of(reasons.begin(), reasons.end(), [&](const auto& r) { return r == reasons[0]; });
   for (std::size_t r = 0; r < reasons.size(); ++r)
     if (!reasons[r].empty()) return same_everywhere ? reasons[r] : fmt::format("rank {}: {}", r, reasons[r]);
   return "not on every rank";

@@ -18,12 +18,12 @@
 namespace ferry::transport {
 
 enum class Kind {
-  p2p_ce,      // peer copies by the copy engine, one process driving every device
-  p2p_sm,      // kernels store into the peer's memory and raise a flag that the peer's kernel polls
-  nccl,        // ncclSend/ncclRecv, grouped; one rank per GPU under mpirun, or every device of one process
-  host_staged, // device -> pinned host, memcpy between host buffers, host -> device; one process driving every device
-  mpi_staged,  // device -> pinned host, MPI_Sendrecv between hosts, host -> device
-  mpi_cuda,    // MPI_Sendrecv on device memory, where the MPI library is CUDA-aware
+  p2p_ce,       // peer copies by the copy engine, one process driving every device
+  p2p_sm,       // kernels store into the peer's memory and raise a flag that the peer's kernel polls
+  nccl,         // ncclSend/ncclRecv, grouped; one rank per GPU under mpirun, or every device of one process
+  host_staged,  // device -> pinned host, memcpy between host buffers, host -> device; one process driving every device
+  mpi_staged,   // device -> pinned host, MPI_Sendrecv between hosts, host -> device
+  mpi_cuda,     // MPI_Sendrecv on device memory, where the MPI library is CUDA-aware
 };
 
 const std::vector<Kind>& all_kinds();
@@ -38,7 +38,7 @@ enum class Clock { device, host };
 
 // A device this process drives, and its place among the participants.
 struct Participant {
-  int index = 0;             // 0 .. participants - 1, around the ring
+  int index = 0;  // 0 .. participants - 1, around the ring
   int device = 0;
   std::byte* send = nullptr;     // device memory: slots of the messages it sends
   std::byte* receive = nullptr;  // device memory: slots it receives into
@@ -49,7 +49,7 @@ struct Group {
   std::vector<Participant> local;  // those this process drives
   std::uint64_t area_bytes = 0;    // each send and receive area
   std::uint64_t largest_message = 0;
-  int routes = 1;                  // the most routes a plan on it takes: fully-connected's participants - 1
+  int routes = 1;  // the most routes a plan on it takes: fully-connected's participants - 1
 };
 
 struct Options {

@@ -103,9 +103,8 @@ void World::start_mpi() {
 #else
   // Launched by mpirun but built without MPI: every copy would think it is
   // alone and measure the same GPUs at once. Say so rather than do that.
-  throw UsageError(
-      "this ferry was started by an MPI launcher but built without MPI: rebuild with OpenMPI "
-      "(scripts/setup.sh installs it) or run it without mpirun");
+  throw UsageError("this ferry was started by an MPI launcher but built without MPI: rebuild with OpenMPI "
+                   "(scripts/setup.sh installs it) or run it without mpirun");
 #endif
 }
 

@@ -33,7 +33,8 @@ std::vector<std::uint64_t> run_on(Backend& backend, const std::vector<std::uint3
   std::fill_n(host_out.as<std::uint64_t>(), n, 0xA5A5A5A5A5A5A5A5ull);  // poison
   stream->fill(device_out.data(), 0xA5, device_out.bytes());
   stream->copy(device_in.data(), host_in.data(), host_in.bytes());
-  parallel_for(*stream, static_cast<std::int64_t>(n), MixKernel{device_in.as<const std::uint32_t>(), device_out.as<std::uint64_t>()});
+  parallel_for(*stream, static_cast<std::int64_t>(n),
+               MixKernel{device_in.as<const std::uint32_t>(), device_out.as<std::uint64_t>()});
   stream->copy(host_out.data(), device_out.data(), device_out.bytes());
   stream->synchronize();
   return {host_out.as<std::uint64_t>(), host_out.as<std::uint64_t>() + n};
@@ -119,7 +120,9 @@ std::vector<std::uint32_t> dependent_chain(Backend& backend, StreamOrder order, 
   stream->fill(b.data(), 0xA5, b.bytes());
   for (int k = 0; k < kernels; ++k) {
     const bool even = k % 2 == 0;
-    parallel_for(*stream, count, ShiftAndAddOne{(even ? a : b).as<const std::uint32_t>(), (even ? b : a).as<std::uint32_t>(), count}, order);
+    parallel_for(*stream, count,
+                 ShiftAndAddOne{(even ? a : b).as<const std::uint32_t>(), (even ? b : a).as<std::uint32_t>(), count},
+                 order);
   }
   stream->copy(host.data(), (kernels % 2 == 0 ? a : b).data(), host.bytes());
   stream->synchronize();
@@ -225,7 +228,8 @@ void check_cluster(Backend& backend) {
   stream->synchronize();
   const auto expected = static_cast<std::uint32_t>(10 * teams * (teams + 1) / 2);
   for (int t = 0; t < teams; ++t) EXPECT_EQ(host.as<std::uint32_t>()[t], expected) << "team " << t;
-  EXPECT_THROW(parallel_teams(*stream, teams + 1, ReadTheWholeCluster{sums.as<std::uint32_t>()}, Residency::one_cluster, 16),
+  EXPECT_THROW(parallel_teams(*stream, teams + 1, ReadTheWholeCluster{sums.as<std::uint32_t>()}, Residency::one_cluster,
+                              16),
                RuntimeFailure)
       << "a cluster larger than the device holds is refused before it runs";
   stream->synchronize();

@@ -37,11 +37,13 @@ BeffConfig quick(const Backend& backend, std::vector<Kind> transports, std::vect
   return c;
 }
 
-std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& section, const std::string& transport = "") {
+std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& section,
+                                const std::string& transport = "") {
   std::vector<const Row*> rows;
   for (const Row& row : r.rows) {
     if (row.section != section) continue;
-    const auto it = std::find_if(row.params.begin(), row.params.end(), [](const auto& p) { return p.first == "transport"; });
+    const auto it =
+        std::find_if(row.params.begin(), row.params.end(), [](const auto& p) { return p.first == "transport"; });
     if (!transport.empty() && std::get<std::string>(it->second) != transport) continue;
     rows.push_back(&row);
   }
@@ -55,7 +57,8 @@ std::string text_of(const Row& row, const std::string& key) {
 }
 
 bool any_note(const WorkloadResult& r, const std::string& part) {
-  return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  return std::any_of(r.notes.begin(), r.notes.end(),
+                     [&](const std::string& n) { return n.find(part) != std::string::npos; });
 }
 
 std::int64_t size_of(const Row& row) {
@@ -147,7 +150,8 @@ TEST(Beff, WhatCannotRunHereIsSkippedWithTheReason) {
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "a skipped transport takes no steps";
   auto skipped = [&](const std::string& what) {
-    return std::any_of(r.skipped.begin(), r.skipped.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+    return std::any_of(r.skipped.begin(), r.skipped.end(),
+                       [&](const std::string& s) { return s.find(what) != std::string::npos; });
   };
   EXPECT_TRUE(skipped("nccl: "));
   EXPECT_TRUE(skipped("mpi-staged: ") && skipped("mpirun"));
@@ -186,8 +190,8 @@ TEST(Beff, TheCommandRefusesOneDeviceSayingHowToGetTwo) {
 
 TEST(Beff, ARunInWhichEveryTransportWasSkippedSaysNothingWasMeasured) {
   // nccl has no library on the emulator, and the MPI transports need mpirun: nothing of these can run here.
-  const Outcome o = ferry({"run", "beff", "--backend", "emu", "--quick", "-q", "--devices", "0,1", "--transport",
-                           "nccl,mpi-staged"});
+  const Outcome o =
+      ferry({"run", "beff", "--backend", "emu", "--quick", "-q", "--devices", "0,1", "--transport", "nccl,mpi-staged"});
   EXPECT_EQ(o.code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("beff: nothing was measured: every transport asked for was skipped here (nccl: "),
             std::string::npos)
@@ -288,7 +292,8 @@ TEST(Beff, WithoutLinksPeerFlagP2pSmIsFittedAloneAndSaysSo) {
     const WorkloadResult r = run(backend, world(), c, peers, Progress("beff", false));
     EXPECT_TRUE(r.passed());
     EXPECT_TRUE(any_note(r, "p2p-sm: no model from link")) << (r.notes.empty() ? "" : r.notes.front());
-    EXPECT_TRUE(any_note(r, peers.empty() ? "link measured no peers" : "(from the profile old.json) lack the peer flag"));
+    EXPECT_TRUE(
+        any_note(r, peers.empty() ? "link measured no peers" : "(from the profile old.json) lack the peer flag"));
     EXPECT_TRUE(rows_of(r, "model_fitted").empty());
     for (const Row* row : rows_of(r, "model", "p2p-sm"))
       EXPECT_NE(text_of(*row, "basis").find("fitted to this run's"), std::string::npos) << text_of(*row, "basis");
@@ -337,8 +342,8 @@ TEST(Beff, LinksPeerFlagPassesOnTwoEmulatedDevicesAndFillsTheProfile) {
 TEST(Beff, TheCommandRunsLinkBeforeP2pSmAloneForItsModel) {
   const std::string path = (std::filesystem::temp_directory_path() / "ferry-beff-p2p-sm.json").string();
   std::ostringstream out, err;
-  const int code = ferry_main({"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--transport",
-                               "p2p-sm", "--min-time", "100us", "--repetitions", "1", "--json", path},
+  const int code = ferry_main({"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1",
+                               "--transport", "p2p-sm", "--min-time", "100us", "--repetitions", "1", "--json", path},
                               out, err);
   ASSERT_EQ(code, 0) << err.str();
   const auto doc = nlohmann::json::parse(read_file(path));

@@ -26,7 +26,8 @@ TEST(Bitonic, ThirtyTwoThousandKeysTakeOneHundredTwentyPasses) {
   EXPECT_EQ(bitonic_passes(32768).size(), 120u);
   EXPECT_EQ(bitonic_passes(2).size(), 1u);
   const std::vector<Pass> eight = bitonic_passes(8);
-  const std::vector<std::pair<std::uint64_t, std::uint64_t>> expected = {{2, 1}, {4, 2}, {4, 1}, {8, 4}, {8, 2}, {8, 1}};
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> expected = {{2, 1}, {4, 2}, {4, 1},
+                                                                         {8, 4}, {8, 2}, {8, 1}};
   ASSERT_EQ(eight.size(), expected.size());
   for (std::size_t i = 0; i < eight.size(); ++i) {
     EXPECT_EQ(eight[i].block, expected[i].first) << i;
@@ -105,7 +106,8 @@ std::vector<std::uint32_t> sort_on(Backend& backend, std::uint64_t count, Rung s
     std::copy(keys.begin(), keys.end(), in.as<std::uint32_t>());
     stream->fill(device.data(), 0xA5, device.bytes());
     if (shape == Rung::cluster)
-      enqueue_cluster_sort(*stream, in.device_view_as<std::uint32_t>(), out.device_view_as<std::uint32_t>(), count, tile);
+      enqueue_cluster_sort(*stream, in.device_view_as<std::uint32_t>(), out.device_view_as<std::uint32_t>(), count,
+                           tile);
     else
       enqueue_fused_sort(*stream, in.device_view_as<std::uint32_t>(), d, out.device_view_as<std::uint32_t>(), count,
                          tile, true);
@@ -233,7 +235,8 @@ TEST(Bitonic, OnePassLeftOutLeavesTheKeysUnsorted) {
 TEST(DispatchLadder, RungsAreNamedWithOrWithoutTheirPlus) {
   EXPECT_EQ(parse_rung("graph"), Rung::graph);
   EXPECT_EQ(parse_rung("+graph"), Rung::graph);
-  EXPECT_EQ(parse_rungs("+onchip,baseline,+graph,graph"), (std::vector<Rung>{Rung::baseline, Rung::graph, Rung::onchip}))
+  EXPECT_EQ(parse_rungs("+onchip,baseline,+graph,graph"),
+            (std::vector<Rung>{Rung::baseline, Rung::graph, Rung::onchip}))
       << "ladder order, each once";
   try {
     parse_rung("warp");
@@ -266,8 +269,9 @@ TEST(DispatchLadder, ARungIsSkippedByWhatTheDeviceLacks) {
   const DeviceFeatures hopper{
       .programmatic_launch = true, .all_teams_at_once = true, .team_shared_bytes = 227 << 10, .cluster_teams = 16};
   for (Rung rung : ladder) EXPECT_EQ(unavailable_reason(rung, 32768, 2048, graphs, hopper), "") << plan(rung).name;
-  EXPECT_NE(unavailable_reason(Rung::cluster, 65536, 2048, graphs, hopper).find("32 teams; one cluster holds at most 16"),
-            std::string::npos);
+  EXPECT_NE(
+      unavailable_reason(Rung::cluster, 65536, 2048, graphs, hopper).find("32 teams; one cluster holds at most 16"),
+      std::string::npos);
   EXPECT_EQ(unavailable_reason(Rung::cluster, 65536, 4096, graphs, hopper), "") << "larger tiles, fewer teams";
   EXPECT_EQ(unavailable_reason(Rung::cluster, 1024, 2048, graphs, hopper), "") << "one team of every key";
   EXPECT_NE(unavailable_reason(Rung::onchip, 65536, 2048, graphs, hopper).find("264 KiB"), std::string::npos);
@@ -416,7 +420,8 @@ TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
   EXPECT_EQ(bench.dispatches(Rung::onchip).barriers, 0u);
   EXPECT_EQ(bench.dispatches(Rung::zerocopy).kernels, bench.fused_steps());
   EXPECT_EQ(bench.dispatches(Rung::cluster).kernels, 1u);
-  EXPECT_EQ(bench.dispatches(Rung::cluster).barriers, bench.fused_steps() - 1) << "a cluster barrier where a step ended";
+  EXPECT_EQ(bench.dispatches(Rung::cluster).barriers, bench.fused_steps() - 1)
+      << "a cluster barrier where a step ended";
   EXPECT_EQ(bench.dispatches(Rung::resident).kernels, 0u) << "launched once, before the sorts";
   EXPECT_EQ(bench.dispatches(Rung::resident).barriers, bench.fused_steps()) << "and one more to start each sort";
   // The emulator has no programmatic launch, so a dispatch run skips +fused; its graph still sorts here.
@@ -469,7 +474,9 @@ TEST(Dispatch, BadConfigurationsAreRefused) {
 
 std::string param(const Row& row, const std::string& key) {
   for (const auto& [k, v] : row.params)
-    if (k == key) return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v));
+    if (k == key)
+      return std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
+                                                    : std::to_string(std::get<std::int64_t>(v));
   return "";
 }
 
@@ -497,8 +504,8 @@ TEST(Dispatch, ACorruptedFirstSampleFailsItsRowAloneAndTheRun) {
       if (row.section == "summary") continue;  // a copy of the best rung's row, its check included
       // One sample of the run: the row's first, at the first key count.
       const bool hit = hook_name(row) == corrupted && param(row, "keys") == "64";
-      EXPECT_EQ(row.check, hit ? Check::failed : Check::passed) << corrupted << " corrupted; row " << hook_name(row)
-                                                                << " at " << param(row, "keys") << " keys";
+      EXPECT_EQ(row.check, hit ? Check::failed : Check::passed)
+          << corrupted << " corrupted; row " << hook_name(row) << " at " << param(row, "keys") << " keys";
       failed += row.check == Check::failed ? 1 : 0;
     }
     EXPECT_EQ(failed, 1u) << corrupted;
@@ -514,7 +521,8 @@ TEST(Dispatch, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
       parse_row_name(nothing);
       ADD_FAILURE() << "'" << nothing << "' was accepted";
     } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"),
+                std::string::npos)
           << e.what();
       EXPECT_NE(std::string(e.what()).find("pageable-copies or pinned-copies"), std::string::npos) << e.what();
     }
@@ -532,7 +540,8 @@ TEST(Dispatch, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
       ADD_FAILURE() << not_measured << " was accepted";
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + not_measured + "'"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
       EXPECT_NE(std::string(e.what()).find("pageable-copies, pinned-copies, baseline, +pinned"), std::string::npos)
           << e.what();
     }
@@ -540,9 +549,9 @@ TEST(Dispatch, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
 }
 
 TEST(Dispatch, TheCommandExitsOneOnACorruptedRowAndTwoOnARowItDoesNotMeasure) {
-  const std::vector<std::string> args = {"run",    "dispatch", "--backend", "emu",        "--quick",      "-q",
-                                         "--keys", "64",       "--tile",    "16",         "--iterations", "2",
-                                         "--rungs", "baseline,+graph"};
+  const std::vector<std::string> args = {
+      "run", "dispatch", "--backend", "emu",          "--quick", "-q",      "--keys",
+      "64",  "--tile",   "16",        "--iterations", "2",       "--rungs", "baseline,+graph"};
   ::setenv(corrupt_output_variable, "graph", 1);
   const Outcome corrupted = ferry(args);
   ::setenv(corrupt_output_variable, "+onchip", 1);

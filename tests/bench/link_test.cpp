@@ -53,9 +53,9 @@ TEST(Link, EverySectionIsMeasuredAndEveryCopyPassesOnTheEmulator) {
   const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
   std::set<std::string> sections;
   for (const Row& r : out.result.rows) sections.insert(r.section);
-  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "zero_copy_load", "copy_latency", "dispatch", "flag", "copy_queue",
-                                             "device_copy", "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
-                                             "peer_flag", "ceiling"}));
+  EXPECT_EQ(sections, (std::set<std::string>{"bandwidth", "zero_copy", "zero_copy_load", "copy_latency", "dispatch",
+                                             "flag", "copy_queue", "device_copy", "peer_bandwidth", "peer_latency",
+                                             "peer_bidirectional", "peer_sm", "peer_flag", "ceiling"}));
   EXPECT_TRUE(out.result.passed());
   for (const Row& r : out.result.rows) {
     EXPECT_FALSE(r.seconds.empty());
@@ -119,11 +119,11 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
   const model::DeviceProfile& d = out.profile.device(0);
   EXPECT_EQ(out.profile.backend, "emu");
   EXPECT_FALSE(out.profile.gpu_timings);
-  for (double v : {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s,
-                   d.launch_and_sync_s, d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s,
-                   d.flag_round_trip_s, d.device_copy_Bps, d.zero_copy_both_Bps, d.mapped_read_latency_s,
-                   d.grid_barrier_s, d.cluster_barrier_s, d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s,
-                   d.flag_round_trip_release_s})
+  for (double v :
+       {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s, d.launch_and_sync_s,
+        d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s, d.flag_round_trip_s, d.device_copy_Bps,
+        d.zero_copy_both_Bps, d.mapped_read_latency_s, d.grid_barrier_s, d.cluster_barrier_s,
+        d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s, d.flag_round_trip_release_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
   EXPECT_EQ(d.dependent_programmatic_graph_per_kernel_s, 0);
@@ -151,7 +151,8 @@ TEST(Link, DependentKernelsAreTimedOnlyWhenEachSawThePreviousOnesWrite) {
   const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
   const auto dependent = std::find_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
     for (const auto& [key, value] : r.params)
-      if (key == "what" && std::get<std::string>(value) == "graph replay, dependent kernels of 128 KiB, per kernel") return true;
+      if (key == "what" && std::get<std::string>(value) == "graph replay, dependent kernels of 128 KiB, per kernel")
+        return true;
     return false;
   });
   ASSERT_NE(dependent, out.result.rows.end());
@@ -171,9 +172,8 @@ TEST(Link, QueuedCopiesGiveATimePerCopyForEverySizeAndDirection) {
       EXPECT_GT((*series)[i].seconds, 0);
     }
   }
-  const auto rows = std::count_if(out.result.rows.begin(), out.result.rows.end(), [](const Row& r) {
-    return r.section == "copy_queue" && r.check == Check::passed;
-  });
+  const auto rows = std::count_if(out.result.rows.begin(), out.result.rows.end(),
+                                  [](const Row& r) { return r.section == "copy_queue" && r.check == Check::passed; });
   EXPECT_EQ(rows, static_cast<long>(3 * config.queued_copy_bytes.size())) << "h2d, d2h and both at once, each verified";
 }
 

@@ -121,12 +121,14 @@ struct FullyConnected {
     for (int p = 0; p < n; ++p)
       for (int k = 0; k < plan.fan(); ++k) {
         const int to = plan.route(p, 0, k).send_to;
-        std::memcpy(Areas::bytes(receive[to]) + plan.offset(0, k), Areas::bytes(send[p]) + plan.offset(0, k), plan.bytes);
+        std::memcpy(Areas::bytes(receive[to]) + plan.offset(0, k), Areas::bytes(send[p]) + plan.offset(0, k),
+                    plan.bytes);
       }
   }
   unsigned long long wrong(int p, std::uint64_t checked_round) const {
     unsigned long long count = 0;
-    const CountWrongWords check{reinterpret_cast<const unsigned char*>(receive[p].data()), plan, p, checked_round, &count};
+    const CountWrongWords check{reinterpret_cast<const unsigned char*>(receive[p].data()), plan, p, checked_round,
+                                &count};
     for (std::int64_t w = 0; w < area_words(plan); ++w) check(w);
     return count;
   }

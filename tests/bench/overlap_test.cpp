@@ -137,7 +137,8 @@ TEST(Overlap, EveryVariantPassesOnTheEmulatorWithTheModelBeside) {
   EXPECT_EQ(variants["pipelined"], 4) << "1, 3, 8 and 64 (clamped to 17) are four different splits";
 
   bool clamp_said = false;
-  for (const auto& note : r.notes) clamp_said = clamp_said || note.find("k = 64: sub-buffers would be under") != std::string::npos;
+  for (const auto& note : r.notes)
+    clamp_said = clamp_said || note.find("k = 64: sub-buffers would be under") != std::string::npos;
   EXPECT_TRUE(clamp_said);
   EXPECT_EQ(std::count_if(r.rows.begin(), r.rows.end(), [](const Row& row) { return row.section == "summary"; }), 1);
 }
@@ -229,7 +230,8 @@ TEST(Overlap, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
       validate(backend, config);
       ADD_FAILURE() << nothing << " was accepted";
     } catch (const UsageError& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find(std::string(corrupt_output_variable) + "='" + nothing + "'"),
+                std::string::npos)
           << e.what();
       EXPECT_NE(std::string(e.what()).find("kernel, cpu, serial, k=1, k=3, k=16"), std::string::npos) << e.what();
     }
@@ -237,8 +239,9 @@ TEST(Overlap, TheCorruptionHookRefusesARowTheRunDoesNotMeasure) {
 }
 
 TEST(Overlap, TheCommandExitsOneOnACorruptedRowAndTwoOnARowItDoesNotMeasure) {
-  const std::vector<std::string> args = {"run", "overlap", "--backend", "emu", "--quick", "-q", "--size", "64K",
-                                         "--splits", "1,4", "--min-split", "4K", "--iterations", "2"};
+  const std::vector<std::string> args = {"run",         "overlap", "--backend",    "emu",      "--quick",
+                                         "-q",          "--size",  "64K",          "--splits", "1,4",
+                                         "--min-split", "4K",      "--iterations", "2"};
   ::setenv(corrupt_output_variable, "k=4", 1);
   const Outcome corrupted = ferry(args);
   ::setenv(corrupt_output_variable, "k=2", 1);

@@ -52,7 +52,8 @@ TEST(StreamModel, SmallChunksAreBoundByTheHostsCallsPerChunk) {
 TEST(StreamModel, ThePersistentDesignPaysAFlagRoundTripNotALaunch) {
   const double chunk = 4096;
   const Prediction p = predict({Design::persistent, 4096, 1}, config(), ceilings());
-  EXPECT_DOUBLE_EQ(p.latency_s, 3e-6 + chunk / 40e9) << "read, stages and write overlap: the slowest rate, write, binds";
+  EXPECT_DOUBLE_EQ(p.latency_s, 3e-6 + chunk / 40e9)
+      << "read, stages and write overlap: the slowest rate, write, binds";
   EXPECT_DOUBLE_EQ(p.throughput_Bps, chunk / p.latency_s) << "depth 1: one chunk at a time";
 }
 
@@ -106,7 +107,8 @@ TEST(StreamModel, AGraphChunksFixedCostIsLinksGraphRoundTripWhenTheProfileHasIt)
   EXPECT_DOUBLE_EQ(measured.path_s, 20e-6 + chunk / 50e9 + chunk / 50e9 + chunk / 1000e9)
       << "the round trip already holds the copies' fixed costs";
   EXPECT_EQ(measured.latency_basis, "graph launch -> flag seen (link), chunk copied in, computed, copied out");
-  EXPECT_DOUBLE_EQ(measured.ceiling_Bps, older.ceiling_Bps) << "the host's launch per chunk still bounds the throughput";
+  EXPECT_DOUBLE_EQ(measured.ceiling_Bps, older.ceiling_Bps)
+      << "the host's launch per chunk still bounds the throughput";
 }
 
 TEST(StreamModel, FusedAndPoolPayAFlagRoundTripAndOneMappedReadAndStreamAtTheZeroCopyRate) {

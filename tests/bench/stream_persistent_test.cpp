@@ -22,8 +22,17 @@ struct Shape {
 // Every role has exactly one player; a player's threads are whole warps, in
 // a row, and agree on what they play; the producer's player is the largest.
 TEST(StreamPersistent, EveryRoleOfATeamIsPlayedByExactlyOnePlayerOfWholeWarps) {
-  for (const Shape s : {Shape{512, 32, 5}, {512, 32, 3}, {512, 32, 16}, {512, 32, 17}, {512, 32, 66}, {1, 32, 5},
-                        {1, 32, 66}, {7, 1, 5}, {3, 1, 5}, {160, 32, 5}, {64, 32, 5}}) {
+  for (const Shape s : {Shape{512, 32, 5},
+                        {512, 32, 3},
+                        {512, 32, 16},
+                        {512, 32, 17},
+                        {512, 32, 66},
+                        {1, 32, 5},
+                        {1, 32, 66},
+                        {7, 1, 5},
+                        {3, 1, 5},
+                        {160, 32, 5},
+                        {64, 32, 5}}) {
     const std::string shape = ::testing::PrintToString(std::vector<int>{s.team_size, s.warp_threads, s.roles});
     std::map<int, Player> players;  // by barrier
     std::map<int, int> threads_of;
@@ -84,7 +93,9 @@ struct ThreadedTeam {
   int size() const { return thread_count; }
   void sync() const { barriers->wait(0, thread_count, false); }
   bool sync_or(bool predicate) const { return barriers->wait(0, thread_count, predicate); }
-  bool sync_or_among(int barrier, int threads, bool predicate) const { return barriers->wait(barrier, threads, predicate); }
+  bool sync_or_among(int barrier, int threads, bool predicate) const {
+    return barriers->wait(barrier, threads, predicate);
+  }
   std::byte* shared() const { return memory; }
 };
 
@@ -96,9 +107,9 @@ struct Case {
 // Runs the kernel on teams of threads over a stream the host has released
 // whole, then shut down; every quad must come out through every stage.
 void expect_every_quad_through_every_stage(const Case& k) {
-  const std::string name = ::testing::PrintToString(std::vector<std::uint64_t>{
-      std::uint64_t(k.threads_per_team), std::uint64_t(k.teams), std::uint64_t(k.ring_slots), k.batch_quads, k.chunk_quads,
-      k.total_quads});
+  const std::string name = ::testing::PrintToString(
+      std::vector<std::uint64_t>{std::uint64_t(k.threads_per_team), std::uint64_t(k.teams), std::uint64_t(k.ring_slots),
+                                 k.batch_quads, k.chunk_quads, k.total_quads});
   constexpr int stages = 3, rounds = 2;
   const std::uint64_t chunks = (k.total_quads + k.chunk_quads - 1) / k.chunk_quads;
   std::vector<Quad> input(k.total_quads), output(k.total_quads);
@@ -130,13 +141,18 @@ void expect_every_quad_through_every_stage(const Case& k) {
       .timeout_ns = 20'000'000'000ull,
   };
   std::vector<std::vector<std::byte>> memory(static_cast<std::size_t>(k.teams),
-                                             std::vector<std::byte>(PersistentPipeline::shared_bytes(k.ring_slots, k.batch_quads)));
+                                             std::vector<std::byte>(
+                                                 PersistentPipeline::shared_bytes(k.ring_slots, k.batch_quads)));
   std::vector<ThreadedTeams> barriers(static_cast<std::size_t>(k.teams));
   std::vector<std::thread> threads;
   for (int t = 0; t < k.teams; ++t)
     for (int r = 0; r < k.threads_per_team; ++r)
       threads.emplace_back([&, t, r] {
-        ThreadedTeam team{t, k.teams, r, k.threads_per_team, memory[static_cast<std::size_t>(t)].data(),
+        ThreadedTeam team{t,
+                          k.teams,
+                          r,
+                          k.threads_per_team,
+                          memory[static_cast<std::size_t>(t)].data(),
                           &barriers[static_cast<std::size_t>(t)]};
         kernel(team);
       });
@@ -145,7 +161,8 @@ void expect_every_quad_through_every_stage(const Case& k) {
   for (int t = 0; t < k.teams; ++t) {
     EXPECT_EQ(shared.done[t * flag_stride], chunks | shutdown_bit) << name << ": team " << t << "'s done count";
     for (int role = 0; role < stages + 2; ++role)
-      EXPECT_EQ(shared.failures[(role * k.teams + t) * flag_stride], no_failure) << name << ": role " << role << " of team " << t;
+      EXPECT_EQ(shared.failures[(role * k.teams + t) * flag_stride], no_failure)
+          << name << ": role " << role << " of team " << t;
   }
   for (std::uint64_t q = 0; q < k.total_quads; ++q) {
     const Quad expected = stage_quad(input[q], 0, stages, rounds);
@@ -158,7 +175,8 @@ void expect_every_quad_through_every_stage(const Case& k) {
 // times; a chunk of 10 quads over 3 teams leaves batches short, and the last
 // chunk of 2 quads leaves a team with none of it.
 TEST(StreamPersistent, TheRolesOfATeamHandEveryBatchOnWhileTheyRunAtOnce) {
-  for (const Case k : {Case{7, 1, 2, 3, 10, 62}, Case{7, 3, 3, 2, 10, 52}, Case{3, 2, 2, 4, 16, 100}, Case{5, 2, 2, 1, 3, 11}})
+  for (const Case k :
+       {Case{7, 1, 2, 3, 10, 62}, Case{7, 3, 3, 2, 10, 52}, Case{3, 2, 2, 4, 16, 100}, Case{5, 2, 2, 1, 3, 11}})
     expect_every_quad_through_every_stage(k);
 }
 

@@ -49,7 +49,8 @@ StreamConfig small_config() {
   return c;
 }
 
-const Row& find_row(const WorkloadResult& r, const std::string& section, Design design, std::int64_t chunk, std::int64_t depth) {
+const Row& find_row(const WorkloadResult& r, const std::string& section, Design design, std::int64_t chunk,
+                    std::int64_t depth) {
   for (const Row& row : r.rows) {
     if (row.section != section) continue;
     std::map<std::string, ParamValue> p(row.params.begin(), row.params.end());
@@ -68,7 +69,8 @@ TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
   const WorkloadResult result = run(backend, backend.describe_machine(), config, profile(), progress);
   EXPECT_TRUE(result.passed());
   EXPECT_EQ(progress.steps_taken(), progress.steps_expected()) << "the terminal line's count must end at its total";
-  EXPECT_EQ(progress.kept_steps(), texts(plan_run(config, backend.capabilities()))) << "--dry-run lists the steps the run takes";
+  EXPECT_EQ(progress.kept_steps(), texts(plan_run(config, backend.capabilities())))
+      << "--dry-run lists the steps the run takes";
   for (Design d : all_designs()) {
     if (d == Design::offload) {
       const Row& latency = find_row(result, "latency", d, config.total_bytes, 1);
@@ -80,7 +82,8 @@ TEST(Stream, EveryDesignPassesEveryChunkAndDepthOnTheEmulator) {
         const Row& latency = find_row(result, "latency", d, static_cast<std::int64_t>(chunk), depth);
         const Row& throughput = find_row(result, "throughput", d, static_cast<std::int64_t>(chunk), depth);
         EXPECT_EQ(latency.check, Check::passed) << to_string(d);
-        EXPECT_EQ(latency.sample_count(), config.total_bytes / chunk * config.iterations) << "a latency per chunk per pass";
+        EXPECT_EQ(latency.sample_count(), config.total_bytes / chunk * config.iterations)
+            << "a latency per chunk per pass";
         EXPECT_EQ(throughput.sample_count(), static_cast<std::uint64_t>(config.iterations)) << "a wall time per pass";
         EXPECT_EQ(throughput.bytes_per_sample, static_cast<double>(config.total_bytes));
         ASSERT_TRUE(latency.model.has_value()) << to_string(d);
@@ -201,7 +204,8 @@ void expect_every_quad_of_the_stride_moved_once(std::uint64_t first, std::uint64
 // multiple of this chunk's teams came after 1 of 2 teams when 3 had run
 // before, and the host counted the chunk as back with half of it unwritten.
 TEST(Stream, AZeroCopyChunkIsFlaggedOnlyOnceEveryOneOfItsTeamsFinished) {
-  for (const std::vector<int>& teams_per_chunk : std::vector<std::vector<int>>{{3, 2}, {3, 3, 2}, {4, 3}, {2, 3, 1}, {5, 5, 5}}) {
+  for (const std::vector<int>& teams_per_chunk :
+       std::vector<std::vector<int>>{{3, 2}, {3, 3, 2}, {4, 3}, {2, 3, 1}, {5, 5, 5}}) {
     std::uint64_t total_quads = 0;
     for (const int t : teams_per_chunk) total_quads += static_cast<std::uint64_t>(t) * 2;
     std::vector<Quad> input(total_quads), output(total_quads);
@@ -231,8 +235,12 @@ TEST(Stream, AZeroCopyChunkIsFlaggedOnlyOnceEveryOneOfItsTeamsFinished) {
 }
 
 TEST(Stream, AThreadMovesEveryQuadOfItsStrideOnceWhateverItsWave) {
-  for (const auto& [first, hi, step] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{0, 64, 1}, {3, 64, 4},
-                                        {5, 50, 7}, {2, 3, 8}, {9, 9, 2}, {1, 40, 13}}) {
+  for (const auto& [first, hi, step] : {std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>{0, 64, 1},
+                                        {3, 64, 4},
+                                        {5, 50, 7},
+                                        {2, 3, 8},
+                                        {9, 9, 2},
+                                        {1, 40, 13}}) {
     expect_every_quad_of_the_stride_moved_once<1>(first, hi, step);
     expect_every_quad_of_the_stride_moved_once<2>(first, hi, step);
     expect_every_quad_of_the_stride_moved_once<8>(first, hi, step);
@@ -309,16 +317,19 @@ TEST(Stream, APoolWorkerNeverReadsAChunkBeforeItsDoorbell) {
 
 TEST(Stream, TheSummaryHasOneRowPerDesignAndTheNotesCompareWithOffloadAndTheFlag) {
   emu::EmuBackend backend;
-  const WorkloadResult result = run(backend, backend.describe_machine(), small_config(), profile(), Progress("stream", false));
+  const WorkloadResult result =
+      run(backend, backend.describe_machine(), small_config(), profile(), Progress("stream", false));
   std::set<std::string> designs;
   for (const Row& r : result.rows)
     if (r.section == "summary") designs.insert(std::get<std::string>(r.params.front().second));
   EXPECT_EQ(designs.size(), all_designs().size());
   auto has_note = [&](const std::string& start) {
-    return std::any_of(result.notes.begin(), result.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+    return std::any_of(result.notes.begin(), result.notes.end(),
+                       [&](const std::string& n) { return n.rfind(start, 0) == 0; });
   };
   EXPECT_TRUE(has_note("lowest latency at >= 90% of the best throughput"));
-  EXPECT_TRUE(has_note("lowest latency at the smallest chunk: ")) << "the best design at 4 KiB, depth 1, against the flag";
+  EXPECT_TRUE(has_note("lowest latency at the smallest chunk: "))
+      << "the best design at 4 KiB, depth 1, against the flag";
 }
 
 TEST(Stream, EveryStageChangesTheDataAndTheStagesComposeInOrder) {
@@ -346,7 +357,8 @@ TEST(Stream, ACorruptedWordFailsEveryDepthOfItsPointAndNoOtherRow) {
   int failed = 0;
   for (const Row& row : result.rows) {
     const bool corrupted = point_of(row) == std::pair{std::string("pool"), std::int64_t{64 << 10}};
-    EXPECT_EQ(row.check, corrupted ? Check::failed : Check::passed) << row.section << " " << ::testing::PrintToString(point_of(row));
+    EXPECT_EQ(row.check, corrupted ? Check::failed : Check::passed)
+        << row.section << " " << ::testing::PrintToString(point_of(row));
     if (!corrupted) continue;
     failed += row.section == "latency" || row.section == "throughput";
     EXPECT_EQ(row.note, "1 of 131072 words wrong") << "one word of the first of two passes over 256 KiB";
@@ -404,7 +416,8 @@ TEST(Stream, TheCorruptionHookNamesAPointTheRunMeasuresOrIsRefusedSayingWhatItAc
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
   };
-  const std::string accepts = "which this run does not measure: it accepts DESIGN@CHUNK of offload at 256 KiB; chunked at 4 KiB, 64 KiB";
+  const std::string accepts =
+      "which this run does not measure: it accepts DESIGN@CHUNK of offload at 256 KiB; chunked at 4 KiB, 64 KiB";
   rejected("chunked@16K", "FERRY_FAULT_CORRUPT_OUTPUT names chunked at 16 KiB, " + accepts);
   rejected("pool@64K", "FERRY_FAULT_CORRUPT_OUTPUT names pool at 64 KiB, " + accepts);
   rejected("offload@64K", "FERRY_FAULT_CORRUPT_OUTPUT names offload at 64 KiB, " + accepts);
@@ -424,9 +437,9 @@ class CorruptOutput {
 };
 
 std::vector<std::string> quick_chunked(const char* command, std::vector<std::string> more) {
-  std::vector<std::string> args = {command,    "stream", "--backend", "emu",    "--quick", "--quiet",      "--total",
-                                   "256K",     "--chunks", "16K,64K", "--depth", "1",      "--iterations", "1",
-                                   "--design", "chunked"};
+  std::vector<std::string> args = {command,        "stream", "--backend", "emu",     "--quick", "--quiet",
+                                   "--total",      "256K",   "--chunks",  "16K,64K", "--depth", "1",
+                                   "--iterations", "1",      "--design",  "chunked"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -500,10 +513,12 @@ TEST(Stream, EachDesignIsOneEntryOfTheTableAndItsNameLeadsBackToIt) {
 }
 
 TEST(Stream, TheCommandsHelpNamesTheDesignsOfTheTable) {
-  for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "stream", "--help"}, {"tune", "stream", "--help"}}) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "stream", "--help"}, {"tune", "stream", "--help"}}) {
     const Outcome help = ferry(args);
     EXPECT_EQ(help.code, 0);
-    EXPECT_NE(help.out.find(design_names() + ", a comma list, or all"), std::string::npos) << args[0] << ": " << help.out;
+    EXPECT_NE(help.out.find(design_names() + ", a comma list, or all"), std::string::npos)
+        << args[0] << ": " << help.out;
   }
 }
 
@@ -516,7 +531,8 @@ TEST(Stream, ARunIsRefusedWhenItsDesignsBuffersPerChunkInFlightExceedTheDevice) 
   c.total_bytes = backend.device_status(0).free_bytes * 3 / 8 / quad_bytes * quad_bytes;
   c.chunk_bytes = {c.total_bytes};
   c.depths = {1, 2};
-  for (Design d : {Design::offload, Design::chunked, Design::zerocopy, Design::persistent, Design::fused, Design::pool}) {
+  for (Design d :
+       {Design::offload, Design::chunked, Design::zerocopy, Design::persistent, Design::fused, Design::pool}) {
     c.designs = {d};
     EXPECT_NO_THROW(validate(backend, c)) << to_string(d);
   }
@@ -525,7 +541,8 @@ TEST(Stream, ARunIsRefusedWhenItsDesignsBuffersPerChunkInFlightExceedTheDevice) 
     validate(backend, c);
     ADD_FAILURE() << "pipeline's two buffers x depth 2 x 3/8 of the device were accepted";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("this stream needs " + format_bytes(4 * c.total_bytes)), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("this stream needs " + format_bytes(4 * c.total_bytes)), std::string::npos)
+        << e.what();
   }
   c.depths = {1};
   EXPECT_NO_THROW(validate(backend, c)) << "pipeline at depth 1 holds 3/4 of the device";
@@ -552,7 +569,8 @@ TEST(Stream, TheSharedFlagsLieDoorbellsThenDoneThenFailuresEachOnItsOwnLine) {
   emu::EmuBackend backend;
   const MappedFlags flags(backend, layout);
   const std::uint64_t* host = flags.host().doorbells;
-  for (std::uint64_t w = 0; w < layout.words(); ++w) EXPECT_EQ(host[w], 0u) << "word " << w << " starts rung, done or failed";
+  for (std::uint64_t w = 0; w < layout.words(); ++w)
+    EXPECT_EQ(host[w], 0u) << "word " << w << " starts rung, done or failed";
 }
 
 TEST(Stream, FlopsPerByteBecomeWholeMultiplyAddsPerWord) {
@@ -570,8 +588,8 @@ TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
   StreamConfig config = small_config();
   config.designs = {Design::chunked, Design::zerocopy};
   config.iterations = 1;
-  const TuneOutcome met = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
-                               Progress("tune", false));
+  const TuneOutcome met =
+      tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0}, Progress("tune", false));
   EXPECT_TRUE(met.met);
   auto ceiling_note = [](const TuneOutcome& o) {
     const auto n = std::find_if(o.result.notes.begin(), o.result.notes.end(),
@@ -589,14 +607,16 @@ TEST(StreamTune, PicksTheBestThroughputThatMeetsALatencyTargetOrSaysNoneDid) {
       tune(backend, backend.describe_machine(), config, measured, Target{.latency_s = 10.0}, Progress("tune", false)));
   EXPECT_NE(both.find("SM designs 20.00 GB/s"), std::string::npos) << both;
   EXPECT_NE(both.find("copy engines 8.19 GB/s"), std::string::npos) << both;
-  const auto choice = std::find_if(met.result.rows.begin(), met.result.rows.end(), [](const Row& r) { return r.section == "choice"; });
+  const auto choice =
+      std::find_if(met.result.rows.begin(), met.result.rows.end(), [](const Row& r) { return r.section == "choice"; });
   ASSERT_NE(choice, met.result.rows.end());
   for (const Row& r : met.result.rows)
     if (r.section == "throughput")
-      EXPECT_LE(r.value(), std::get<double>(choice->params.back().second) * 1e9 * (1 + 1e-9)) << "the choice has the most throughput";
+      EXPECT_LE(r.value(), std::get<double>(choice->params.back().second) * 1e9 * (1 + 1e-9))
+          << "the choice has the most throughput";
 
-  const TuneOutcome missed = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 1e-12},
-                                  Progress("tune", false));
+  const TuneOutcome missed =
+      tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 1e-12}, Progress("tune", false));
   EXPECT_FALSE(missed.met);
   EXPECT_NE(missed.result.notes.back().find("no configuration met"), std::string::npos);
 }
@@ -608,8 +628,8 @@ TEST(StreamTune, NeverChoosesAConfigurationWhoseOutputWasWrong) {
   config.depths = {1};
   config.iterations = 1;
   parse_corrupt_output("chunked@64K", config);
-  const TuneOutcome outcome = tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0},
-                                   Progress("tune", false));
+  const TuneOutcome outcome =
+      tune(backend, backend.describe_machine(), config, profile(), Target{.latency_s = 10.0}, Progress("tune", false));
   EXPECT_FALSE(outcome.result.passed());
   EXPECT_TRUE(outcome.met) << "4 KiB chunks passed and met the target";
   const auto choice = std::find_if(outcome.result.rows.begin(), outcome.result.rows.end(),
@@ -620,7 +640,8 @@ TEST(StreamTune, NeverChoosesAConfigurationWhoseOutputWasWrong) {
 
   config.chunk_bytes = {64 << 10};  // nothing left that passed
   for (const Target target : {Target{.latency_s = 10.0}, Target{.throughput_Bps = 1.0}}) {
-    const TuneOutcome none = tune(backend, backend.describe_machine(), config, profile(), target, Progress("tune", false));
+    const TuneOutcome none =
+        tune(backend, backend.describe_machine(), config, profile(), target, Progress("tune", false));
     EXPECT_FALSE(none.met);
     EXPECT_FALSE(none.result.passed());
     EXPECT_NE(none.result.notes.back().find(": none passed its check"), std::string::npos) << none.result.notes.back();
@@ -632,7 +653,8 @@ TEST(StreamTune, TheCommandExitsOneWhenAConfigurationFailedItsCheck) {
   const Outcome o = ferry(quick_chunked("tune", {"--latency", "10s"}));
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_NE(o.out.find("stream: FAILED"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("run it: ferry run stream --design chunked --chunks 16384 --depth 1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("run it: ferry run stream --design chunked --chunks 16384 --depth 1"), std::string::npos)
+      << o.out;
 }
 
 }  // namespace

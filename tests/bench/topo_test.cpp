@@ -35,7 +35,9 @@ TopoConfig quick(const Backend& backend, std::vector<int> devices) {
 
 std::string param(const Row& row, const std::string& key) {
   for (const auto& [k, v] : row.params)
-    if (k == key) return std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v));
+    if (k == key)
+      return std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
+                                                    : std::to_string(std::get<std::int64_t>(v));
   return "";
 }
 
@@ -47,7 +49,8 @@ std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& sect
 }
 
 bool skipped(const WorkloadResult& r, const std::string& what) {
-  return std::any_of(r.skipped.begin(), r.skipped.end(), [&](const std::string& s) { return s.find(what) != std::string::npos; });
+  return std::any_of(r.skipped.begin(), r.skipped.end(),
+                     [&](const std::string& s) { return s.find(what) != std::string::npos; });
 }
 
 TEST(Topo, EveryTopologyOfFourDevicesRunsAndEveryRoundIsChecked) {
@@ -241,7 +244,10 @@ Machine machine_with_links() {
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
       if (a != b)
-        m.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = a < 2 && b < 2 ? 18 : 0,
+        m.peers.push_back({.from = a,
+                           .to = b,
+                           .direct_access = true,
+                           .nvlinks = a < 2 && b < 2 ? 18 : 0,
                            .nvlink_version = a < 2 && b < 2 ? 4 : 0});
   return m;
 }
@@ -260,7 +266,8 @@ TEST(TopoPeaks, DirectLinksAreTheirLanesTimesTheirRate) {
 TEST(TopoPeaks, FullyConnectedThroughASwitchSharesTheDevicesOwnLinks) {
   Machine m = machine_with_links();
   m.gpus.pop_back();
-  m.peers.erase(std::remove_if(m.peers.begin(), m.peers.end(), [](const PeerFacts& p) { return p.from == 2 || p.to == 2; }),
+  m.peers.erase(std::remove_if(m.peers.begin(), m.peers.end(),
+                               [](const PeerFacts& p) { return p.from == 2 || p.to == 2; }),
                 m.peers.end());
   // Add a third switch GPU: each pair reports 18 links, but each GPU has only 18 in all.
   GpuFacts third = m.gpus.front();
@@ -268,7 +275,8 @@ TEST(TopoPeaks, FullyConnectedThroughASwitchSharesTheDevicesOwnLinks) {
   m.gpus.push_back(third);
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
-      if (a != b && (a == 2 || b == 2)) m.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4});
+      if (a != b && (a == 2 || b == 2))
+        m.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4});
   const Peak fc = direct_peak(m, Pattern::fully_connected, {0, 1, 2});
   EXPECT_DOUBLE_EQ(fc.Bps, 18 * 25e9);
   EXPECT_NE(fc.basis.find("shared by 2 peers"), std::string::npos) << fc.basis;

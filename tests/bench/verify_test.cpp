@@ -26,8 +26,8 @@ TEST_P(Checker, FindsEveryKindOfWrongByte) {
   auto stream = backend.make_stream(0);
   PatternChecker checker(backend);
   constexpr std::size_t bytes = 4099;  // a partial last word
-  Buffer buffer = GetParam() == MemoryKind::device ? backend.allocate_device(0, bytes)
-                                                   : backend.allocate_host(GetParam(), bytes);
+  Buffer buffer =
+      GetParam() == MemoryKind::device ? backend.allocate_device(0, bytes) : backend.allocate_host(GetParam(), bytes);
   checker.poison(*stream, buffer);
   EXPECT_FALSE(checker.matches(*stream, buffer, 7)) << "a poisoned buffer passed";
   checker.fill(*stream, buffer, 7);
@@ -58,8 +58,11 @@ TEST(Measure, EverySampleIsCheckedAndOneBadSampleFailsTheRow) {
   emu::EmuBackend backend;
   auto stream = backend.make_stream(0);
   int checks = 0;
-  Trial trial{.prepare = {}, .enqueue = [](Stream& s) { s.enqueue_host([] {}); }, .check = [&] { return ++checks != 3; }};
-  const Measurement m = time_on_device(backend, *stream, Repeat{.warmup = 1, .min_samples = 5, .max_samples = 5}, trial);
+  Trial trial{.prepare = {},
+              .enqueue = [](Stream& s) { s.enqueue_host([] {}); },
+              .check = [&] { return ++checks != 3; }};
+  const Measurement m =
+      time_on_device(backend, *stream, Repeat{.warmup = 1, .min_samples = 5, .max_samples = 5}, trial);
   EXPECT_EQ(m.seconds.size(), 5u);
   EXPECT_EQ(checks, 5);
   EXPECT_EQ(m.check, Check::failed);

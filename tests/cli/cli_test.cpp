@@ -42,16 +42,16 @@ TEST(Cli, ListNamesEachWorkloadAndWhatItMeasures) {
 
 TEST(Cli, HelpExplainsEveryCommand) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--help"},
-                                                                 {"run", "--help"},
-                                                                 {"run", "link", "--help"},
-                                                                 {"run", "stream", "--help"},
-                                                                 {"tune", "stream", "--help"},
-                                                                 {"run", "overlap", "--help"},
-                                                                 {"run", "dispatch", "--help"},
-                                                                 {"run", "beff", "--help"},
-                                                                 {"model", "beff", "--help"},
-                                                                 {"run", "topo", "--help"},
-                                                                 {"probe", "--help"}}) {
+                                                                {"run", "--help"},
+                                                                {"run", "link", "--help"},
+                                                                {"run", "stream", "--help"},
+                                                                {"tune", "stream", "--help"},
+                                                                {"run", "overlap", "--help"},
+                                                                {"run", "dispatch", "--help"},
+                                                                {"run", "beff", "--help"},
+                                                                {"model", "beff", "--help"},
+                                                                {"run", "topo", "--help"},
+                                                                {"probe", "--help"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.out.find("Usage"), std::string::npos) << o.out;
@@ -68,7 +68,8 @@ TEST(Cli, UnknownWorkload) { expect_bad_input(ferry({"run", "teleport"}), "unkno
 TEST(Cli, MalformedSize) { expect_bad_input(ferry(quick_link({"--sizes", "12QB"})), "malformed size '12QB'"); }
 
 TEST(Cli, ZeroAndNegativeCounts) {
-  expect_bad_input(ferry({"run", "link", "--backend", "emu", "--round-trips", "0"}), "--round-trips must be at least 1");
+  expect_bad_input(ferry({"run", "link", "--backend", "emu", "--round-trips", "0"}),
+                   "--round-trips must be at least 1");
   expect_bad_input(ferry(quick_link({"--kernels", "-5"})), "--kernels must be at least 1");
 }
 
@@ -221,8 +222,8 @@ TEST(Cli, WhenTheTemporaryFolderIsFullTooTheErrorSaysBothWritesFailedAndNoFileIs
 }
 
 std::vector<std::string> quick_stream(std::vector<std::string> more) {
-  std::vector<std::string> args = {"run", "stream", "--backend", "emu", "--quick", "--quiet", "--total", "256K",
-                                   "--chunks", "16K,64K", "--iterations", "1"};
+  std::vector<std::string> args = {"run",     "stream", "--backend", "emu",     "--quick",      "--quiet",
+                                   "--total", "256K",   "--chunks",  "16K,64K", "--iterations", "1"};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -266,11 +267,11 @@ TEST_P(PersistentRoleThatNeverSeesItsChunk, TimesOutNamingTheRoleAndTheChunkWith
   EXPECT_LT(seconds, 120.0) << o.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cli, PersistentRoleThatNeverSeesItsChunk,
-    ::testing::Values(std::pair{"producer@0", "the producer (team 0) gave up waiting for chunk 0"},
-                      std::pair{"stage2@3", "stage 2 (team 0) gave up waiting for chunk 3"},
-                      std::pair{"consumer@5", "the consumer (team 0) gave up waiting for chunk 5"}));
+INSTANTIATE_TEST_SUITE_P(Cli, PersistentRoleThatNeverSeesItsChunk,
+                         ::testing::Values(std::pair{"producer@0", "the producer (team 0) gave up waiting for chunk 0"},
+                                           std::pair{"stage2@3", "stage 2 (team 0) gave up waiting for chunk 3"},
+                                           std::pair{"consumer@5",
+                                                     "the consumer (team 0) gave up waiting for chunk 5"}));
 
 TEST(Cli, AMalformedUnseenFlagHookIsRefusedNamingTheVariable) {
   const UnseenFlag unseen("stage9@1");
@@ -324,7 +325,8 @@ TEST(Cli, StreamBadInputIsOneMessage) {
 }
 
 TEST(Cli, TuneNeedsOneTargetWithAUnit) {
-  const std::vector<std::string> base = {"tune", "stream", "--backend", "emu", "--quiet", "--total", "64K", "--chunks", "16K"};
+  const std::vector<std::string> base = {"tune",    "stream", "--backend", "emu", "--quiet",
+                                         "--total", "64K",    "--chunks",  "16K"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> args = base;
     args.insert(args.end(), more.begin(), more.end());
@@ -399,10 +401,12 @@ std::vector<std::string> quick_dispatch(std::vector<std::string> more) {
 
 TEST(Cli, DispatchSweepsKeysAndSkipsWhatTheDeviceCannotRun) {
   const std::string json = (std::filesystem::temp_directory_path() / "ferry-dispatch.json").string();
-  const Outcome o = ferry(quick_dispatch({"--keys", "16K:64K:x4", "--rungs", "baseline,+graph,+onchip", "--json", json}));
+  const Outcome o =
+      ferry(quick_dispatch({"--keys", "16K:64K:x4", "--rungs", "baseline,+graph,+onchip", "--json", json}));
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("dispatch: PASSED"), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("skipped: 65536 keys, +onchip: 65536 keys need 264 KiB of on-chip memory"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("skipped: 65536 keys, +onchip: 65536 keys need 264 KiB of on-chip memory"), std::string::npos)
+      << o.out;
   const auto doc = nlohmann::json::parse(read_file(json));
   int ladder = 0, summary = 0;
   for (const auto& workload : doc["workloads"])
@@ -478,7 +482,10 @@ TEST(Cli, BeffBadInputIsOneMessage) {
 
 TEST(Cli, ModelBeffReadsAMachineProfilesPeers) {
   const std::string path = (std::filesystem::temp_directory_path() / "ferry-cli-peers.json").string();
-  ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--round-trips", "200", "-o", path}).code, 0);
+  ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--round-trips", "200", "-o",
+                   path})
+                .code,
+            0);
   const Outcome o = ferry({"model", "beff", "--profile", path, "--devices", "8"});
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("p2p-ce"), std::string::npos);

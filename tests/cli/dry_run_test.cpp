@@ -50,7 +50,8 @@ TEST(DryRun, ModelCeilingsFromLinkAreStepsOfTheirOwnUnlessAProfileGivesThem) {
 
   const auto profile = (std::filesystem::temp_directory_path() / "ferry-dry-run-profile.json").string();
   ASSERT_EQ(ferry({"probe", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "-o", profile}).code, 0);
-  const Outcome given = ferry({"run", "stream", "--backend", "emu", "--dry-run", "--design", "chunked", "--profile", profile});
+  const Outcome given =
+      ferry({"run", "stream", "--backend", "emu", "--dry-run", "--design", "chunked", "--profile", profile});
   EXPECT_EQ(given.code, 0) << given.err;
   EXPECT_EQ(steps_of(given.out, "link"), -1) << given.out;
   EXPECT_EQ(steps_of(given.out, "stream"), steps_of(measured.out, "stream"));
@@ -74,9 +75,10 @@ TEST(DryRun, TheStepsFollowTheOptions) {
 }
 
 TEST(DryRun, BadInputIsRefusedAsARunRefusesIt) {
-  for (const std::vector<std::string> args : {std::vector<std::string>{"run", "link", "--dry-run", "--backend", "emu", "--sizes", "12QB"},
-                                              {"run", "stream", "--dry-run", "--backend", "emu", "--device", "9"},
-                                              {"run", "overlap", "--dry-run", "--backend", "emu", "--size", "1T"}}) {
+  for (const std::vector<std::string> args :
+       {std::vector<std::string>{"run", "link", "--dry-run", "--backend", "emu", "--sizes", "12QB"},
+        {"run", "stream", "--dry-run", "--backend", "emu", "--device", "9"},
+        {"run", "overlap", "--dry-run", "--backend", "emu", "--size", "1T"}}) {
     const Outcome o = ferry(args);
     EXPECT_EQ(o.code, 2) << fmt::format("{}", fmt::join(args, " ")) << ": " << o.out;
     EXPECT_EQ(o.out.find("total:"), std::string::npos);

@@ -27,9 +27,9 @@ class ModelBeff : public ::testing::Test {
     folder_ = name;
     failed_ = (folder_ / "failed.json").string();
     clean_ = (folder_ / "clean.json").string();
-    const std::vector<std::string> run = {"run",  "beff",       "--backend",     "emu",   "--quick",       "--quiet",
-                                          "--devices", "0,1", "--transport", "p2p-ce,p2p-sm", "--min-time", "100us",
-                                          "--repetitions", "1"};
+    const std::vector<std::string> run = {
+        "run", "beff",        "--backend",     "emu",        "--quick", "--quiet",       "--devices",
+        "0,1", "--transport", "p2p-ce,p2p-sm", "--min-time", "100us",   "--repetitions", "1"};
     setenv(beff::corrupt_variable, "4K", 1);
     std::vector<std::string> failed = run;
     failed.insert(failed.end(), {"--json", failed_});
@@ -93,7 +93,8 @@ TEST_F(ModelBeff, ARunWhoseVerificationSaysFailedIsRefusedEvenWithoutAFailedRow)
 
 TEST_F(ModelBeff, AllowFailedModelsItAndEveryPrintedLineSaysTheInputFailed) {
   const std::string json = (folder_ / "prediction.json").string();
-  const Outcome o = ferry({"model", "beff", "--profile", failed_, "--allow-failed", "--devices", "8,64", "--json", json});
+  const Outcome o =
+      ferry({"model", "beff", "--profile", failed_, "--allow-failed", "--devices", "8,64", "--json", json});
   EXPECT_EQ(o.code, 0) << o.err;
   const std::vector<std::string> lines = printed_lines(o.out);
   ASSERT_GT(lines.size(), 5u) << o.out;

@@ -20,13 +20,14 @@ int ferry(const std::vector<std::string>& args, std::string* err = nullptr) {
 
 std::string emulated_link_results() {
   const auto path = (std::filesystem::temp_directory_path() / "ferry-python-command-link.json").string();
-  EXPECT_EQ(ferry({"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "--json", path}), 0);
+  EXPECT_EQ(ferry({"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "--json", path}),
+            0);
   return path;
 }
 
 TEST(PythonCommands, CompareIsForwardedWithItsArgumentsAndItsExitCode) {
   const std::string results = emulated_link_results();
-  EXPECT_EQ(ferry({"compare", results, results}), 0);                        // every figure the same
+  EXPECT_EQ(ferry({"compare", results, results}), 0);                         // every figure the same
   EXPECT_EQ(ferry({"compare", results, results, "--threshold", "lots"}), 2);  // the package's own bad-input exit
   EXPECT_EQ(ferry({"compare", results, results + ".missing"}), 2);
 }

@@ -24,7 +24,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 std::set<std::string> bench_folders() {
   std::set<std::string> folders;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(FERRY_SOURCE_DIR) / "src" / "bench"))
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(FERRY_SOURCE_DIR) / "src" / "bench"))
     if (entry.is_directory() && entry.path().filename() != "common") folders.insert(entry.path().filename().string());
   return folders;
 }
@@ -48,8 +49,8 @@ TEST(Workloads, EachDeclarationHasItsBenchFolderAndEachBenchFolderItsDeclaration
     EXPECT_TRUE(folders.count(name)) << name << " is declared (src/cli/workloads/" << name
                                      << ".cpp) but has no folder src/bench/" << name << "/";
   for (const std::string& name : folders)
-    EXPECT_TRUE(declared.count(name)) << "src/bench/" << name << "/ has no declaration: add src/cli/workloads/"
-                                      << name << ".cpp (docs/architecture.md, \"Adding a workload\")";
+    EXPECT_TRUE(declared.count(name)) << "src/bench/" << name << "/ has no declaration: add src/cli/workloads/" << name
+                                      << ".cpp (docs/architecture.md, \"Adding a workload\")";
 }
 
 TEST(Workloads, EachDeclaredWorkloadsRunCommandAnswersWithItsSummary) {

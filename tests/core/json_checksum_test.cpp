@@ -15,9 +15,8 @@ using nlohmann::ordered_json;
 
 // The same text and checksum are in python/tests/test_checksum.py: the two
 // languages must agree on every kind of value, floats above all.
-constexpr const char* shared_vector =
-    R"([{"b":1,"a":[true,false,null]},0.1,1e20,-0.0,5e-324,1.7976931348623157e308,)"
-    R"(123456789.123456789,2.0,2,-3,18446744073709551615,"ä→",""])";
+constexpr const char* shared_vector = R"([{"b":1,"a":[true,false,null]},0.1,1e20,-0.0,5e-324,1.7976931348623157e308,)"
+                                      R"(123456789.123456789,2.0,2,-3,18446744073709551615,"ä→",""])";
 
 TEST(JsonChecksum, AgreesWithPythonOnEveryKindOfValue) {
   EXPECT_EQ(json_checksum(ordered_json::parse(shared_vector)), "fnv1a64:fad4ddf51ec3be59");
@@ -27,13 +26,14 @@ TEST(JsonChecksum, AgreesWithPythonOnEveryKindOfValue) {
 
 TEST(JsonChecksum, KeyOrderDoesNotMatterButEveryValueDoes) {
   const ordered_json row = ordered_json::parse(R"({"value": 50.0, "check": "PASSED", "samples": 3})");
-  EXPECT_EQ(json_checksum(row), json_checksum(ordered_json::parse(R"({"samples": 3, "check": "PASSED", "value": 50.0})")));
+  EXPECT_EQ(json_checksum(row),
+            json_checksum(ordered_json::parse(R"({"samples": 3, "check": "PASSED", "value": 50.0})")));
   EXPECT_EQ(json_checksum(row), json_checksum(ordered_json::parse(R"({"value": 50, "check": "PASSED", "samples": 3})")))
       << "a JSON number is its value: 50.0 is 50";
-  for (const char* edited : {R"({"value": 50.000000000000007, "check": "PASSED", "samples": 3})",
-                             R"({"value": 50.0, "check": "FAILED", "samples": 3})",
-                             R"({"value": 50.0, "check": "PASSED", "samples": true})",
-                             R"({"value": 50.0, "check": "PASSED"})"})
+  for (const char* edited :
+       {R"({"value": 50.000000000000007, "check": "PASSED", "samples": 3})",
+        R"({"value": 50.0, "check": "FAILED", "samples": 3})", R"({"value": 50.0, "check": "PASSED", "samples": true})",
+        R"({"value": 50.0, "check": "PASSED"})"})
     EXPECT_NE(json_checksum(row), json_checksum(ordered_json::parse(edited))) << edited;
 }
 

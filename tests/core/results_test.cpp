@@ -103,8 +103,7 @@ TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
   const std::string path = (dir / "out.json").string();
   write_file_atomically(path, "{\"a\": 1}\n");
   EXPECT_EQ(read_file(path), "{\"a\": 1}\n");
-  for (const auto& entry : std::filesystem::directory_iterator(dir))
-    EXPECT_EQ(entry.path().filename(), "out.json");
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "out.json");
   std::filesystem::remove_all(dir);
 }
 

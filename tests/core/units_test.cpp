@@ -107,7 +107,7 @@ TEST(Units, PositiveNumbersRejectZeroNegativeAndJunk) {
 
 TEST(Units, ARangeOfMoreThan4096ValuesIsRefusedNotAllocated) {
   EXPECT_EQ(parse_byte_range("1:4096:+1").size(), 4096u);
-  EXPECT_THROW(parse_byte_range("1:1T:+1"), UsageError);   // 2^40 sizes
+  EXPECT_THROW(parse_byte_range("1:1T:+1"), UsageError);  // 2^40 sizes
   EXPECT_THROW(parse_count_range("1:8G:+1", "--keys"), UsageError);
 }
 
@@ -121,7 +121,7 @@ TEST(Units, TimeoutsRunFromOneMillisecondToOneDay) {
   EXPECT_DOUBLE_EQ(parse_timeout("30s", "--timeout"), 30);
   EXPECT_DOUBLE_EQ(parse_timeout("1ms", "--timeout"), 1e-3);
   EXPECT_THROW(parse_timeout("999us", "--timeout"), UsageError);
-  EXPECT_THROW(parse_timeout("25h", "--timeout"), UsageError);   // no unit h: malformed
+  EXPECT_THROW(parse_timeout("25h", "--timeout"), UsageError);  // no unit h: malformed
   EXPECT_THROW(parse_timeout("86401s", "--timeout"), UsageError);
 }
 

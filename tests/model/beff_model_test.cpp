@@ -39,7 +39,8 @@ TEST(BeffModel, ATransportThatChangesProtocolGetsTermsPerProtocol) {
   EXPECT_NEAR(m.segments[0].terms.latency_s, 1e-6, 1e-12);
   EXPECT_NEAR(m.segments[1].terms.bandwidth_Bps, 400e9, 1);
   for (const MeasuredSize& s : measured)
-    EXPECT_NEAR(m.rate_Bps(s.bytes), static_cast<double>(s.bytes) / s.exchange_s, 1e-6 * static_cast<double>(s.bytes) / s.exchange_s);
+    EXPECT_NEAR(m.rate_Bps(s.bytes), static_cast<double>(s.bytes) / s.exchange_s,
+                1e-6 * static_cast<double>(s.bytes) / s.exchange_s);
 }
 
 TEST(BeffModel, BeffIsTheMeanOverSizes) {
@@ -78,11 +79,13 @@ TEST(BeffModel, AResultsFileWhoseCountsAreNotWholeNumbersIsRefusedWithTheFieldNa
   const std::string row = R"({"section": "model", "value": 2.0, "params": {"transport": "nccl", "B GB/s": 100, )";
   const std::string tail = R"(}]}]})";
   const std::string head = R"({"schema": "ferry.results/1", "workloads": [{"name": "beff", )";
-  const std::string good = head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": 4096})" + tail;
+  const std::string good =
+      head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": 4096})" + tail;
   EXPECT_EQ(transport_terms_from_json(good, "t.json").devices, 2);
   const std::vector<std::pair<std::string, std::string>> bad = {
       {head + R"("config": {"participants": 2.5}, "rows": [)" + row + R"("up to bytes": 4096})" + tail, "participants"},
-      {head + R"("config": {"participants": 1e30}, "rows": [)" + row + R"("up to bytes": 4096})" + tail, "participants"},
+      {head + R"("config": {"participants": 1e30}, "rows": [)" + row + R"("up to bytes": 4096})" + tail,
+       "participants"},
       {head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": -1})" + tail, "up to bytes"},
       {head + R"("config": {"participants": 2}, "rows": [)" + row + R"("up to bytes": 1e300})" + tail, "up to bytes"}};
   for (const auto& [text, field] : bad) {
@@ -115,9 +118,8 @@ TEST(BeffModel, AResultsFileSaysWhichOfItsRowsFailedTheirCheck) {
   const TransportTerms failed = transport_terms_from_json(file("FAILED", copy, terms + "," + ring), "t.json");
   EXPECT_FALSE(failed.input_passed());
   EXPECT_TRUE(failed.run_failed);
-  EXPECT_EQ(failed.failed_rows,
-            (std::vector<std::string>{"link bandwidth (device=0, direction=h2d)",
-                                      "beff ring (transport=nccl, MSize bytes=4 KiB)"}));
+  EXPECT_EQ(failed.failed_rows, (std::vector<std::string>{"link bandwidth (device=0, direction=h2d)",
+                                                          "beff ring (transport=nccl, MSize bytes=4 KiB)"}));
   ASSERT_EQ(failed.transports.size(), 1u);  // the terms are still read, for --allow-failed
 
   const TransportTerms edited = transport_terms_from_json(file("FAILED", "", terms), "t.json");
@@ -155,7 +157,7 @@ TEST(BeffModel, TheSlowestHopSetsBothTermsAndAHopWithoutFiguresGivesNone) {
   const auto ll = [](const PeerProfile& p) { return peer_store_terms(p, "LL"); };
   const std::optional<LinkTerms> slowest = slowest_hop({there, back}, {{0, 1}, {1, 0}}, ll);
   ASSERT_TRUE(slowest.has_value());
-  EXPECT_DOUBLE_EQ(slowest->latency_s, 2e-6);         // the way back's flag
+  EXPECT_DOUBLE_EQ(slowest->latency_s, 2e-6);          // the way back's flag
   EXPECT_DOUBLE_EQ(slowest->bandwidth_Bps, 80e9 / 4);  // the way there's stores
   EXPECT_FALSE(slowest_hop({there, back}, {{0, 1}, {1, 2}}, ll).has_value()) << "no figures for 1 -> 2";
 }

@@ -12,8 +12,8 @@ TEST(LinkModel, PcieRatesAfterLineEncoding) {
   EXPECT_NEAR(pcie_Bps(5, 16), 63.015e9, 0.01e9);  // 32 GT/s x16, 128b/130b
   EXPECT_NEAR(pcie_Bps(4, 16), 31.508e9, 0.01e9);
   EXPECT_NEAR(pcie_Bps(3, 16), 15.754e9, 0.01e9);
-  EXPECT_NEAR(pcie_Bps(2, 8), 4.0e9, 1e6);          // 5 GT/s x8, 8b/10b
-  EXPECT_NEAR(pcie_Bps(6, 16), 121.0e9, 0.1e9);     // 64 GT/s, 242B/256B flits
+  EXPECT_NEAR(pcie_Bps(2, 8), 4.0e9, 1e6);       // 5 GT/s x8, 8b/10b
+  EXPECT_NEAR(pcie_Bps(6, 16), 121.0e9, 0.1e9);  // 64 GT/s, 242B/256B flits
   EXPECT_EQ(pcie_Bps(0, 16), 0);
   EXPECT_EQ(pcie_Bps(5, 0), 0);
   EXPECT_EQ(pcie_name(5, 16), "PCIe Gen5 x16");
@@ -35,8 +35,12 @@ TEST(Profile, RoundTripsThroughJson) {
   MachineProfile p;
   p.backend = "cuda";
   p.gpu_timings = true;
-  p.devices.push_back({.device = 0, .name = "H100", .h2d_Bps = 54.8e9, .flag_round_trip_s = 3e-6,
-                       .flag_round_trip_release_s = 3.7e-6, .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}},
+  p.devices.push_back({.device = 0,
+                       .name = "H100",
+                       .h2d_Bps = 54.8e9,
+                       .flag_round_trip_s = 3e-6,
+                       .flag_round_trip_release_s = 3.7e-6,
+                       .queued_both_ways = {{4096, 2e-6}, {1 << 20, 24e-6}},
                        .zero_copy_under_load = {{16, 40e9, 12e-6}}});
   p.peers.push_back({.from = 0, .to = 1, .direct_access = true, .copy_Bps = 3e11, .latency_s = 1e-5});
   const MachineProfile q = profile_from_json(profile_to_json(p), "test");
@@ -55,8 +59,9 @@ TEST(Profile, RoundTripsThroughJson) {
 
 TEST(Profile, AMalformedOrForeignFileIsOneClearError) {
   // 1e999 is past a double's range: nlohmann throws out_of_range, not parse_error (found by fuzzing).
-  for (const char* bad : {"not json", "{}", "[1e999]", R"({"schema": "ferry.results/1"})", R"({"schema": "ferry.profile/1"})",
-                          R"({"schema": "ferry.profile/1", "backend": "cuda", "gpu_timings": true,
+  for (const char* bad :
+       {"not json", "{}", "[1e999]", R"({"schema": "ferry.results/1"})", R"({"schema": "ferry.profile/1"})",
+        R"({"schema": "ferry.profile/1", "backend": "cuda", "gpu_timings": true,
                               "devices": [{"device": 0}], "peers": []})"}) {
     try {
       profile_from_json(bad, "p.json");
@@ -93,8 +98,8 @@ TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   p.backend = "cuda";
   p.devices.push_back({.device = 0, .h2d_Bps = 1e9});
   std::string text = profile_to_json(p);
-  for (const char* key : {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\"",
-                          "\"flag_round_trip_release_s\""}) {
+  for (const char* key :
+       {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\"", "\"flag_round_trip_release_s\""}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.replace(at, std::string(key).size(), "\"older_field\"");

@@ -86,7 +86,9 @@ int main(int argc, char** argv) {
   check(cudaFreeHost(words), "cudaFreeHost");
 
   std::sort(seconds.begin(), seconds.end());
-  const auto at = [&](double q) { return seconds[static_cast<std::size_t>(q * static_cast<double>(seconds.size() - 1))] * 1e6; };
+  const auto at = [&](double q) {
+    return seconds[static_cast<std::size_t>(q * static_cast<double>(seconds.size() - 1))] * 1e6;
+  };
   std::printf("minimal echo (volatile poll and reply, no fence, no clock): median %.3f us, p10 %.3f, p90 %.3f, "
               "%ld round trips, %ld wrong\n",
               at(0.5), at(0.1), at(0.9), timed, wrong);

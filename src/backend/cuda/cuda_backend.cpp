@@ -1,9 +1,9 @@
 #include "backend/cuda/cuda_backend.hpp"
 
 #include <cstdlib>
+#include <fmt/format.h>
 #include <set>
 #include <utility>
-#include <fmt/format.h>
 
 #include "backend/cuda/cuda_clusters.hpp"
 #include "backend/cuda/cuda_stream.hpp"
@@ -126,8 +126,8 @@ class CudaBackend final : public Backend {
     const cudaError_t error = cudaHostAlloc(&p, bytes, flags);
     if (error != cudaSuccess) {
       cudaGetLastError();
-      throw RuntimeFailure(fmt::format("cannot allocate {} of {} host memory: {}", format_bytes(bytes),
-                                       to_string(kind), cudaGetErrorString(error)));
+      throw RuntimeFailure(fmt::format("cannot allocate {} of {} host memory: {}", format_bytes(bytes), to_string(kind),
+                                       cudaGetErrorString(error)));
     }
     void* device_view = nullptr;
     if (kind == MemoryKind::mapped) FERRY_CUDA(cudaHostGetDevicePointer(&device_view, p, 0));

@@ -113,11 +113,10 @@ struct DeviceTeam {
   __host__ __device__ bool sync_or_among(int barrier, int threads, bool predicate) const {
 #if defined(__CUDA_ARCH__)
     unsigned any;
-    asm volatile(
-        "{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.or.pred q, %2, %3, p; selp.u32 %0, 1, 0, q; }"
-        : "=r"(any)
-        : "r"(static_cast<unsigned>(predicate)), "r"(barrier), "r"(threads)
-        : "memory");
+    asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.or.pred q, %2, %3, p; selp.u32 %0, 1, 0, q; }"
+                 : "=r"(any)
+                 : "r"(static_cast<unsigned>(predicate)), "r"(barrier), "r"(threads)
+                 : "memory");
     return any != 0;
 #else
     (void)barrier;
@@ -225,8 +224,8 @@ int resident_teams(int device, std::size_t shared_bytes) {
 }
 
 template <class Kernel>
-void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once, std::size_t shared_bytes,
-                    bool programmatic) {
+void parallel_teams(void* stream, int device, int teams, const Kernel& kernel, bool all_at_once,
+                    std::size_t shared_bytes, bool programmatic) {
   constexpr int threads = threads_per_team<Kernel>();
   use_device(device);
   if (programmatic) {

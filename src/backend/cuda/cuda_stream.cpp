@@ -9,8 +9,8 @@
 namespace ferry::cuda {
 
 void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line) {
-  throw RuntimeFailure(
-      fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(error), cudaGetErrorString(error), call, file, line));
+  throw RuntimeFailure(fmt::format("CUDA error {} ({}) in {} at {}:{}", cudaGetErrorName(error),
+                                   cudaGetErrorString(error), call, file, line));
 }
 
 void use_device(int device) {

@@ -81,7 +81,9 @@ struct Nvml {
   bool open() {
     library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) return false;
-    auto find = [&](auto& fn, const char* name) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(library, name)); };
+    auto find = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(library, name));
+    };
     find(init, "nvmlInit_v2");
     find(shutdown, "nvmlShutdown");
     find(driver_version, "nvmlSystemGetDriverVersion");

@@ -36,8 +36,8 @@ Capabilities EmuBackend::capabilities() const {
 
 void EmuBackend::check_device(int device) const {
   if (device < 0 || device >= devices)
-    throw UsageError(fmt::format("device {} does not exist: the emu backend has {} devices (0..{})", device, devices,
-                                 devices - 1));
+    throw UsageError(
+        fmt::format("device {} does not exist: the emu backend has {} devices (0..{})", device, devices, devices - 1));
 }
 
 DeviceStatus EmuBackend::device_status(int device) const {

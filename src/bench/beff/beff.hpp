@@ -26,18 +26,18 @@ constexpr std::uint64_t definition_largest = 2 << 20;
 
 struct BeffConfig {
   std::vector<transport::Kind> transports = transport::all_kinds();
-  std::vector<int> devices;            // this process's: every device of the ring in one process, one under mpirun
+  std::vector<int> devices;  // this process's: every device of the ring in one process, one under mpirun
   std::uint64_t max_bytes = definition_largest;  // sizes past 2 MiB (doubling) extend the tail; b_eff stays over the 21
-  double min_time_s = 5e-3;            // looplength is calibrated so one measurement lasts at least this long
+  double min_time_s = 5e-3;                      // looplength is calibrated so one measurement lasts at least this long
   int repetitions = 10;
-  std::uint64_t latency_bytes = 8;     // the ping-pong message
-  std::uint64_t area_bytes = 0;        // per device, each of its send and receive areas (message slots)
+  std::uint64_t latency_bytes = 8;  // the ping-pong message
+  std::uint64_t area_bytes = 0;     // per device, each of its send and receive areas (message slots)
   std::int64_t most_exchanges = 1 << 20;
   transport::Options transport;
-  std::uint64_t corrupt_bytes = 0;     // test hook: one byte of one message of this size arrives wrong
-  int exit_rank = -1;                  // test hook: this rank exits, without a word to the others, ...
-  std::uint64_t exit_bytes = 0;        // ... as it starts measuring this size
-  std::string profile_origin;          // where the p2p-ce and p2p-sm models' peer figures came from
+  std::uint64_t corrupt_bytes = 0;  // test hook: one byte of one message of this size arrives wrong
+  int exit_rank = -1;               // test hook: this rank exits, without a word to the others, ...
+  std::uint64_t exit_bytes = 0;     // ... as it starts measuring this size
+  std::string profile_origin;       // where the p2p-ce and p2p-sm models' peer figures came from
 
   // Without options: 10 repetitions of at least 5 ms (as HPCC runs); fewer and shorter on the emulator and with --quick.
   static BeffConfig defaults(const Capabilities& capabilities, bool quick);

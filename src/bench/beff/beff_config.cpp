@@ -70,8 +70,9 @@ void validate(Backend& backend, const BeffConfig& config, int participants) {
   for (int device : config.devices) {
     const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
     if (2 * area > status.free_bytes)
-      throw UsageError(fmt::format("messages of up to {} need {} on device {} (a send and a receive area), which has {} free",
-                                   format_bytes(largest), format_bytes(2 * area), device, format_bytes(status.free_bytes)));
+      throw UsageError(
+          fmt::format("messages of up to {} need {} on device {} (a send and a receive area), which has {} free",
+                      format_bytes(largest), format_bytes(2 * area), device, format_bytes(status.free_bytes)));
   }
 }
 

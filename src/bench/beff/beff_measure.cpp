@@ -69,8 +69,8 @@ class SizeMeasurement {
     areas_.fill_send(plan);
     world_.barrier();  // every rank starts the exchanges together
     std::vector<double> seconds = transport_.run(plan);
-    world_.progressed(fmt::format("{} {} exchanges of {}", to_string(transport_.kind()), plan.exchanges(),
-                                  format_bytes(bytes_)));
+    world_.progressed(
+        fmt::format("{} {} exchanges of {}", to_string(transport_.kind()), plan.exchanges(), format_bytes(bytes_)));
     return seconds;
   }
 
@@ -154,7 +154,8 @@ TransportRecord measure_transport(Backend& backend, World& world, const BeffConf
   sizes.push_back(SizeMeasurement(*moving, world, areas, config, Pattern::ping_pong, config.latency_bytes).run());
   const std::vector<std::uint64_t> ring_sizes = config.sizes();
   for (std::size_t k = 0; k < ring_sizes.size(); ++k) {
-    progress.step(fmt::format("{}: ring, {} (size {} of {})", name, format_bytes(ring_sizes[k]), k + 1, ring_sizes.size()));
+    progress.step(
+        fmt::format("{}: ring, {} (size {} of {})", name, format_bytes(ring_sizes[k]), k + 1, ring_sizes.size()));
     sizes.push_back(SizeMeasurement(*moving, world, areas, config, Pattern::ring, ring_sizes[k]).run());
   }
 

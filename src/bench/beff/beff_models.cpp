@@ -18,18 +18,21 @@ class FromLink {
   std::optional<model::TransportModel> p2p_ce(const std::string& name) const {
     const std::optional<model::LinkTerms> terms = model::slowest_hop(peers_, ring_hops(), model::copy_engine_terms);
     if (!terms) return std::nullopt;
-    const std::string basis = fmt::format("link ({}): 8 B copy one way, 2 MiB copies both ways at once", config_.profile_origin);
+    const std::string basis =
+        fmt::format("link ({}): 8 B copy one way, 2 MiB copies both ways at once", config_.profile_origin);
     return model::TransportModel{name, {{config_.sizes().back(), *terms, basis}}};
   }
 
   // model::peer_store_terms of the ring's slowest hop, per run of sizes that share a protocol.
-  std::optional<model::TransportModel> p2p_sm(const std::string& name, const std::vector<model::MeasuredSize>& sizes) const {
+  std::optional<model::TransportModel> p2p_sm(const std::string& name,
+                                              const std::vector<model::MeasuredSize>& sizes) const {
     model::TransportModel from_link{name, {}};
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       const std::string& protocol = sizes[k].protocol;
       if (k + 1 < sizes.size() && sizes[k + 1].protocol == protocol) continue;
-      const std::optional<model::LinkTerms> terms = model::slowest_hop(
-          peers_, ring_hops(), [&](const model::PeerProfile& p) { return model::peer_store_terms(p, protocol); });
+      const std::optional<model::LinkTerms> terms =
+          model::slowest_hop(peers_, ring_hops(),
+                             [&](const model::PeerProfile& p) { return model::peer_store_terms(p, protocol); });
       if (!terms) return std::nullopt;
       const std::string basis =
           protocol == "LL" ? fmt::format("LL: link ({}): peer flag one way; SM stores each way, half of them tags",
@@ -69,7 +72,8 @@ class FromLink {
 }  // namespace
 
 TransportModels transport_models(Kind kind, const std::vector<model::MeasuredSize>& measured, const BeffConfig& config,
-                                 const std::vector<Member>& members, const std::vector<model::PeerProfile>& link_peers) {
+                                 const std::vector<Member>& members,
+                                 const std::vector<model::PeerProfile>& link_peers) {
   const std::string name(to_string(kind));
   TransportModels models;
   models.fitted = model::fit_transport(name, measured, config.latency_bytes);

@@ -24,10 +24,10 @@ Plan plan_run(const BeffConfig& config, int participants) {
                        .repeat = repeat,
                        .sample = exchange(config.latency_bytes)});
     for (std::size_t k = 0; k < ring_sizes.size(); ++k)
-      p.steps.push_back(
-          {.what = fmt::format("{}: ring, {} (size {} of {})", name, format_bytes(ring_sizes[k]), k + 1, ring_sizes.size()),
-           .repeat = repeat,
-           .sample = exchange(ring_sizes[k])});
+      p.steps.push_back({.what = fmt::format("{}: ring, {} (size {} of {})", name, format_bytes(ring_sizes[k]), k + 1,
+                                             ring_sizes.size()),
+                         .repeat = repeat,
+                         .sample = exchange(ring_sizes[k])});
   }
   return p;
 }

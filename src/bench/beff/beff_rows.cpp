@@ -98,9 +98,10 @@ class ResultBuilder {
     result_.sections = {
         {"beff", "b_eff per transport, side by side: the mean of the ring's b(L) over the definition's 21 sizes "
                  "(1 B .. 2 MiB); model: the same mean of n x L / (t_lat + L / B)"},
-        {"ring", "b(L) of the ring per transport (ping-ping: each device sends L to its right while it receives L from "
-                 "its left, looplength times); transfer = seconds of the best repetition's slowest device; b(L) = n x L "
-                 "x looplength / transfer, the best of the repetitions as HPCC defines it"},
+        {"ring",
+         "b(L) of the ring per transport (ping-ping: each device sends L to its right while it receives L from "
+         "its left, looplength times); transfer = seconds of the best repetition's slowest device; b(L) = n x L "
+         "x looplength / transfer, the best of the repetitions as HPCC defines it"},
         {"latency", fmt::format("One-way latency: {} ping-pong between devices 0 and 1, half a round trip, median "
                                 "over repetitions of (time / exchanges)",
                                 format_bytes(config_.latency_bytes))},
@@ -170,7 +171,8 @@ class ResultBuilder {
 
   void add_ring_row(const TransportRecord& record, const SizeRecord& size, const TransportModels& models) {
     const model::TransportModel& model = models.shown();
-    const double moved = static_cast<double>(n_) * static_cast<double>(size.bytes) * static_cast<double>(size.exchanges);
+    const double moved =
+        static_cast<double>(n_) * static_cast<double>(size.bytes) * static_cast<double>(size.exchanges);
     const std::vector<double> slowest = slowest_per_repetition(size);
     Row row;
     row.section = "ring";
@@ -238,14 +240,15 @@ class ResultBuilder {
     row.derived = sum / counted;
     row.model = model_sum / counted;
     row.model_basis = model.segments.size() == 1 ? model.segments.front().basis
-                      : models.from_link          ? "link, per protocol: see the model table"
-                                                  : "fitted per protocol: see the model table";
+                      : models.from_link         ? "link, per protocol: see the model table"
+                                                 : "fitted per protocol: see the model table";
     row.check = all_passed ? Check::passed : Check::failed;
     const RingPoint& largest = ring.back();
     row.params = {{"transport", std::string(to_string(record.kind))},
                   {"devices", static_cast<std::int64_t>(n_)},
                   {"per device GB/s", to_GBps(*row.derived / n_)},
-                  {"one-way us", latency_us_.contains(record.kind) ? fmt::format("{:.2f}", latency_us_[record.kind]) : "-"},
+                  {"one-way us",
+                   latency_us_.contains(record.kind) ? fmt::format("{:.2f}", latency_us_[record.kind]) : "-"},
                   {"largest bytes", as_param(largest.bytes)},
                   {"b(largest) per device GB/s", to_GBps(largest.rate / n_)},
                   {"residual (link)", models.from_link ? percent(*row.derived / *row.model) : "-"},
@@ -259,7 +262,8 @@ class ResultBuilder {
 
   void finish() {
     if (beff_.empty()) return;
-    const auto best = std::max_element(beff_.begin(), beff_.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto best =
+        std::max_element(beff_.begin(), beff_.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     for (const auto& [kind, at] : beff_row_) {
       Params& params = result_.rows[at].params;
       params.insert(params.begin() + 3, {"vs best", fmt::format("{:.2f}x", beff_[kind] / best->second)});
@@ -275,7 +279,8 @@ class ResultBuilder {
                     : fmt::format("model fitted to this run's sizes {:.4g} GB/s per device (residual {})",
                                   to_GBps(fitted) / n_, percent(row.value() / fitted));
       result_.notes.push_back(fmt::format("{}: b_eff = {:.4g} GB/s per device, {:.4g} GB/s for the ring of {}; {}",
-                                          to_string(kind), to_GBps(row.value()) / n_, to_GBps(row.value()), n_, models));
+                                          to_string(kind), to_GBps(row.value()) / n_, to_GBps(row.value()), n_,
+                                          models));
     }
     if (beff_.contains(Kind::nccl) && best->first != Kind::nccl)
       result_.notes.push_back(fmt::format("best transport {}: b_eff {:.2f}x nccl's, same run, same sizes",
@@ -334,7 +339,8 @@ class ResultBuilder {
 }  // namespace
 
 WorkloadResult make_result(const BeffConfig& config, const std::vector<Member>& members,
-                           const std::vector<TransportRecord>& records, const std::vector<model::PeerProfile>& link_peers) {
+                           const std::vector<TransportRecord>& records,
+                           const std::vector<model::PeerProfile>& link_peers) {
   return ResultBuilder(config, members, link_peers).build(records);
 }
 

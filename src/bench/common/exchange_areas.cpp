@@ -34,7 +34,8 @@ std::vector<Member> gather_members(World& world, const transport::Group& group) 
     Member m;
     while (lines >> m.participant >> m.rank >> m.device >> m.host) members.push_back(m);
   }
-  std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.participant < b.participant; });
+  std::sort(members.begin(), members.end(),
+            [](const Member& a, const Member& b) { return a.participant < b.participant; });
   return members;
 }
 
@@ -92,7 +93,8 @@ void ExchangeAreas::corrupt_one_byte(const transport::ExchangePlan& plan, std::u
     if (sender < 0) return;
     const std::uint64_t at = plan.bytes / 2;
     const auto right = pattern_byte(at, message_seed(sender, slot, 0, plan, round));
-    locals_[k].stream->fill(locals_[k].receive.data() + plan.offset(middle) + at, static_cast<std::uint8_t>(right ^ 0xFF), 1);
+    locals_[k].stream->fill(locals_[k].receive.data() + plan.offset(middle) + at,
+                            static_cast<std::uint8_t>(right ^ 0xFF), 1);
     locals_[k].stream->synchronize();
   }
 }

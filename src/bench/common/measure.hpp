@@ -17,10 +17,10 @@ struct Repeat {
 };
 
 struct Trial {
-  std::function<void()> prepare = {};       // before each sample, untimed: poison the outputs
-  std::function<void(Stream&)> enqueue = {}; // the timed work
-  std::function<bool()> check = {};       // after each sample, untimed: did every byte arrive? (may be empty)
-  std::function<void()> corrupt = {};     // test hook: once, after the first timed sample's work and before its check
+  std::function<void()> prepare = {};         // before each sample, untimed: poison the outputs
+  std::function<void(Stream&)> enqueue = {};  // the timed work
+  std::function<bool()> check = {};           // after each sample, untimed: did every byte arrive? (may be empty)
+  std::function<void()> corrupt = {};  // test hook: once, after the first timed sample's work and before its check
 };
 
 struct Measurement {

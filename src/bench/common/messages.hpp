@@ -101,8 +101,8 @@ struct CountWrongWords {
       want = pattern_word(word, seed);
     } else {
       for (std::uint64_t b = 0; b < 8; ++b) {
-        const unsigned char byte = first + b < message_end ? pattern_byte(first + b, seed)
-                                                          : static_cast<unsigned char>(poison_value);
+        const unsigned char byte =
+            first + b < message_end ? pattern_byte(first + b, seed) : static_cast<unsigned char>(poison_value);
         want |= static_cast<std::uint64_t>(byte) << (8 * b);
       }
     }

@@ -22,9 +22,9 @@ double estimate_seconds(const PlannedStep& step, const Pace& pace) {
   double samples = r.min_samples;
   if (timed > 0 && r.min_seconds > samples * timed)
     samples = std::min<double>(r.max_samples, std::ceil(r.min_seconds / timed));
-  else if (timed == 0 && r.min_seconds > 0)
-    samples = r.max_samples;
-  return step.trials * (r.warmup + samples) * (timed + untimed) + at(step.setup_host_bytes, pace.host_Bps) + step.setup_s;
+  else if (timed == 0 && r.min_seconds > 0) samples = r.max_samples;
+  return step.trials * (r.warmup + samples) * (timed + untimed) + at(step.setup_host_bytes, pace.host_Bps) +
+         step.setup_s;
 }
 
 }  // namespace ferry

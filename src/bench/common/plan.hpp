@@ -25,7 +25,7 @@ struct PlannedStep {
   std::string what = {};  // the progress line's text for the step
   Repeat repeat = {};     // warm-ups and samples, as the step's timing loop takes them
   SampleWork sample = {};
-  int trials = 1;         // timing loops of that repeat in the step (one per direction, say)
+  int trials = 1;               // timing loops of that repeat in the step (one per direction, say)
   double setup_host_bytes = 0;  // once per step: filling inputs, allocating
   double setup_s = 0;           // once per step, whatever the pace: opening a transport
 };

@@ -60,8 +60,7 @@ void PatternChecker::fill(Stream& stream, Buffer& buffer, std::uint64_t seed) {
     fill_pattern_on_host(buffer.data(), buffer.bytes(), seed);
     return;
   }
-  parallel_for(stream, pattern_words(buffer.bytes()),
-               FillPattern{buffer.as<unsigned char>(), buffer.bytes(), seed});
+  parallel_for(stream, pattern_words(buffer.bytes()), FillPattern{buffer.as<unsigned char>(), buffer.bytes(), seed});
   stream.synchronize();
 }
 

@@ -91,7 +91,8 @@ struct OnChipSort {
     for (std::uint32_t block = 2; block <= count; block <<= 1) {
       std::uint32_t distance = block / 2;
       for (; distance >= run; distance /= 2) {
-        for (std::uint32_t pair = rank; pair < count / 2; pair += size) compare_exchange(on_chip, {block, distance}, pair, slot);
+        for (std::uint32_t pair = rank; pair < count / 2; pair += size)
+          compare_exchange(on_chip, {block, distance}, pair, slot);
         team.sync();
       }
       if (owns_a_run)

@@ -41,7 +41,8 @@ void launch_fused_step(Stream& stream, std::uint32_t* from, std::uint32_t* keys,
                      Residency::any, on_chip_bytes(tile), order(programmatic));
     });
   } else {
-    parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step}, order(programmatic));
+    parallel_for(stream, static_cast<std::int64_t>(count >> step.group.width), LongStep{keys, step},
+                 order(programmatic));
   }
 }
 

@@ -60,15 +60,19 @@ struct LadderRow {
 // Delta to the rung above, cost per pass beyond the copies, and the speedup over the baseline.
 void annotate_ladder(WorkloadResult& result, const std::vector<LadderRow>& ladder,
                      const std::map<MemoryKind, double>& copies_s, std::size_t passes) {
-  const auto baseline = std::find_if(ladder.begin(), ladder.end(), [](const LadderRow& l) { return l.rung == Rung::baseline; });
+  const auto baseline =
+      std::find_if(ladder.begin(), ladder.end(), [](const LadderRow& l) { return l.rung == Rung::baseline; });
   const double baseline_s = baseline == ladder.end() ? 0 : result.rows[baseline->row].value();
   for (std::size_t i = 0; i < ladder.size(); ++i) {
     Row& row = result.rows[ladder[i].row];
     const double s = row.value();
-    row.params.push_back({"delta us", i == 0 ? "-" : fmt::format("{:+.2f}", to_us(s - result.rows[ladder[i - 1].row].value()))});
+    row.params.push_back(
+        {"delta us", i == 0 ? "-" : fmt::format("{:+.2f}", to_us(s - result.rows[ladder[i - 1].row].value()))});
     const RungPlan& p = plan(ladder[i].rung);
     const auto copies = copies_s.find(p.host);
-    const double sort_s = p.zero_copy ? s : copies == copies_s.end() ? -1 : s - copies->second;  // +zerocopy has no copies
+    const double sort_s = p.zero_copy                ? s
+                          : copies == copies_s.end() ? -1
+                                                     : s - copies->second;  // +zerocopy has no copies
     row.params.push_back({"per pass us", sort_s < 0 ? "-" : us(sort_s / static_cast<double>(passes))});
     row.params.push_back({"vs baseline", baseline_s > 0 ? ratio(baseline_s / s) : "-"});
   }
@@ -105,7 +109,8 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
       if (!config.uses(host)) continue;
       progress.step(fmt::format("{} keys: {} copies alone", keys, to_string(host)));
       result.rows.push_back(measured_row("copies", bench.copies(host, first_sample(copies_row_name(host))),
-                                         {{"keys", static_cast<std::int64_t>(keys)}, {"key bytes", key_bytes},
+                                         {{"keys", static_cast<std::int64_t>(keys)},
+                                          {"key bytes", key_bytes},
                                           {"host", std::string(to_string(host))}}));
       copies_s[host] = result.rows.back().value();
     }
@@ -135,24 +140,31 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
     }
     if (ladder.empty()) continue;
     annotate_ladder(result, ladder, copies_s, bench.passes());
-    auto ran = [&](auto has) { return std::any_of(ladder.begin(), ladder.end(), [&](const LadderRow& l) { return has(plan(l.rung)); }); };
+    auto ran = [&](auto has) {
+      return std::any_of(ladder.begin(), ladder.end(), [&](const LadderRow& l) { return has(plan(l.rung)); });
+    };
     if (ran([](const RungPlan& p) { return p.fused; }))
-      result.notes.push_back(bench.fused_steps() == 1
-                                 ? fmt::format("{} keys in tiles of {}: one step, every tile sorted on chip instead of {} "
-                                               "passes", keys, bench.tile(), passes)
-                                 : fmt::format("{} keys in tiles of {}: {} steps instead of {} passes (the first sorts each "
-                                               "tile on chip; each longer stage is its long passes, three to a step, then the "
-                                               "rest on chip)", keys, bench.tile(), bench.fused_steps(), passes));
+      result.notes.push_back(
+          bench.fused_steps() == 1
+              ? fmt::format("{} keys in tiles of {}: one step, every tile sorted on chip instead of {} "
+                            "passes",
+                            keys, bench.tile(), passes)
+              : fmt::format("{} keys in tiles of {}: {} steps instead of {} passes (the first sorts each "
+                            "tile on chip; each longer stage is its long passes, three to a step, then the "
+                            "rest on chip)",
+                            keys, bench.tile(), bench.fused_steps(), passes));
     if (ran([](const RungPlan& p) { return p.persistent; }))
-      result.notes.push_back(fmt::format("{} keys, +persistent: {} team{}, all resident, a grid barrier between steps", keys,
-                                         bench.persistent_teams(), bench.persistent_teams() == 1 ? "" : "s"));
+      result.notes.push_back(fmt::format("{} keys, +persistent: {} team{}, all resident, a grid barrier between steps",
+                                         keys, bench.persistent_teams(), bench.persistent_teams() == 1 ? "" : "s"));
     if (ran([](const RungPlan& p) { return p.cluster; }))
-      result.notes.push_back(fmt::format("{} keys, +cluster and +resident: one cluster of {} team{} holding a tile each",
-                                         keys, keys / bench.tile(), keys == bench.tile() ? "" : "s"));
+      result.notes.push_back(
+          fmt::format("{} keys, +cluster and +resident: one cluster of {} team{} holding a tile each", keys,
+                      keys / bench.tile(), keys == bench.tile() ? "" : "s"));
 
-    const LadderRow& best = *std::min_element(ladder.begin(), ladder.end(), [&](const LadderRow& a, const LadderRow& b) {
-      return result.rows[a.row].value() < result.rows[b.row].value();
-    });
+    const LadderRow& best =
+        *std::min_element(ladder.begin(), ladder.end(), [&](const LadderRow& a, const LadderRow& b) {
+          return result.rows[a.row].value() < result.rows[b.row].value();
+        });
     const LadderRow& first = ladder.front();
     Row summary = result.rows[best.row];  // a copy: the push below may move the rows
     const double best_s = summary.value(), first_s = result.rows[first.row].value();
@@ -175,15 +187,14 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
   }
 
   if (profile.graph_per_kernel_s > 0)
-    result.notes.push_back(fmt::format("dispatch costs per kernel ({}, empty kernels): launch + sync {} us, stream launch {} "
-                                       "us, graph replay {} us, with programmatic edges {}; kernels that read what the "
-                                       "one before wrote {} and {}; a grid barrier {}, a cluster barrier {}",
-                                       config.profile_origin, us(profile.launch_and_sync_s),
-                                       us(profile.launch_per_kernel_s), us(profile.graph_per_kernel_s),
-                                       figure_us(profile.programmatic_graph_per_kernel_s),
-                                       figure_us(profile.dependent_graph_per_kernel_s),
-                                       figure_us(profile.dependent_programmatic_graph_per_kernel_s),
-                                       figure_us(profile.grid_barrier_s), figure_us(profile.cluster_barrier_s)));
+    result.notes.push_back(fmt::format(
+        "dispatch costs per kernel ({}, empty kernels): launch + sync {} us, stream launch {} "
+        "us, graph replay {} us, with programmatic edges {}; kernels that read what the "
+        "one before wrote {} and {}; a grid barrier {}, a cluster barrier {}",
+        config.profile_origin, us(profile.launch_and_sync_s), us(profile.launch_per_kernel_s),
+        us(profile.graph_per_kernel_s), figure_us(profile.programmatic_graph_per_kernel_s),
+        figure_us(profile.dependent_graph_per_kernel_s), figure_us(profile.dependent_programmatic_graph_per_kernel_s),
+        figure_us(profile.grid_barrier_s), figure_us(profile.cluster_barrier_s)));
   if (!capabilities.gpu_timings)
     result.notes.push_back("emulator: every key is checked as on a GPU, but the timings are CPU timings");
   return result;

@@ -26,7 +26,7 @@ struct DispatchConfig {
   // work for each of fewer multiprocessors). Before that, when a window cost
   // twice the instructions, 512 and 1024 had been fastest.
   std::uint64_t tile = 2048;
-  int iterations = 25;                        // timed runs per rung, after a warm-up
+  int iterations = 25;  // timed runs per rung, after a warm-up
   std::string profile_origin = "measured by link in this run";
   // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the row, named as row_names
   // names it, whose first timed sample, at the first key count it runs, has two keys of its

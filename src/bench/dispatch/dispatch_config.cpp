@@ -57,7 +57,8 @@ void validate(Backend& backend, const DispatchConfig& config) {
   if (config.rungs.empty()) throw UsageError("no --rungs given");
   if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (config.tile < 2 || !std::has_single_bit(config.tile))
-    throw UsageError(fmt::format("--tile {} is not a power of two >= 2: a tile is a bitonic sort of its own", config.tile));
+    throw UsageError(
+        fmt::format("--tile {} is not a power of two >= 2: a tile is a bitonic sort of its own", config.tile));
   for (std::uint64_t keys : config.keys) {
     if (keys < 2 || !std::has_single_bit(keys))
       throw UsageError(fmt::format("--keys {} is not a power of two >= 2: bitonic sort needs one", keys));
@@ -68,7 +69,8 @@ void validate(Backend& backend, const DispatchConfig& config) {
     throw UsageError(fmt::format("{} keys need {} on device {}, which has {} free: lower --keys", most,
                                  format_bytes(4 * most), config.device, format_bytes(status.free_bytes)));
   std::uint64_t host_kinds = 0;
-  for (MemoryKind kind : {MemoryKind::pageable, MemoryKind::pinned, MemoryKind::mapped}) host_kinds += config.uses(kind) ? 1 : 0;
+  for (MemoryKind kind : {MemoryKind::pageable, MemoryKind::pinned, MemoryKind::mapped})
+    host_kinds += config.uses(kind) ? 1 : 0;
   const std::uint64_t host_needed = 2 * 4 * most * host_kinds;  // in and out, of every kind of host memory a rung uses
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && host_needed > host_bytes / 2)

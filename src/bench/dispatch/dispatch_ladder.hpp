@@ -11,11 +11,24 @@
 
 namespace ferry::dispatch {
 
-enum class Rung { baseline, prealloc, nohostsync, graph, pinned, pdl, fused, persistent, onchip, zerocopy, cluster, resident };
+enum class Rung {
+  baseline,
+  prealloc,
+  nohostsync,
+  graph,
+  pinned,
+  pdl,
+  fused,
+  persistent,
+  onchip,
+  zerocopy,
+  cluster,
+  resident
+};
 
-inline constexpr Rung ladder[] = {Rung::baseline,   Rung::prealloc, Rung::nohostsync, Rung::graph,
-                                  Rung::pinned,     Rung::pdl,      Rung::fused,      Rung::persistent,
-                                  Rung::onchip,     Rung::zerocopy, Rung::cluster,    Rung::resident};
+inline constexpr Rung ladder[] = {Rung::baseline, Rung::prealloc, Rung::nohostsync, Rung::graph,
+                                  Rung::pinned,   Rung::pdl,      Rung::fused,      Rung::persistent,
+                                  Rung::onchip,   Rung::zerocopy, Rung::cluster,    Rung::resident};
 
 // How a rung dispatches the sort's passes.
 struct RungPlan {
@@ -29,9 +42,10 @@ struct RungPlan {
   bool fused = false;             // the fused plan: passes shorter than a tile run on chip, many to a step
   bool persistent = false;        // the steps in one cooperative kernel, a grid barrier between them
   bool on_chip = false;           // one team sorts in its on-chip memory
-  bool zero_copy = false;         // no copies: the first kernel reads the keys from mapped host memory, the last writes them there
-  bool cluster = false;           // the fused plan in one kernel of a thread-block cluster, every key in its on-chip memory
-  bool resident = false;          // that kernel launched once: a doorbell and done flags in mapped memory per sort
+  bool zero_copy =
+      false;  // no copies: the first kernel reads the keys from mapped host memory, the last writes them there
+  bool cluster = false;   // the fused plan in one kernel of a thread-block cluster, every key in its on-chip memory
+  bool resident = false;  // that kernel launched once: a doorbell and done flags in mapped memory per sort
   bool one_kernel() const { return persistent || on_chip || cluster; }
 };
 

@@ -19,8 +19,9 @@ std::optional<RungModel> model_rung(const RungPlan& plan, std::uint64_t keys, co
   const double bytes = 4.0 * static_cast<double>(keys);
   const auto kernels = static_cast<double>(d.kernels), barriers = static_cast<double>(d.barriers);
   RungModel m;
-  m.copies_s = plan.zero_copy ? p.mapped_read_latency_s + bytes / h2d_Bps + bytes / d2h_Bps
-                              : p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
+  m.copies_s = plan.zero_copy
+                   ? p.mapped_read_latency_s + bytes / h2d_Bps + bytes / d2h_Bps
+                   : p.copy_engine_latency_h2d_s + bytes / h2d_Bps + p.copy_engine_latency_d2h_s + bytes / d2h_Bps;
   // The bytes of each kernel's sweep that its dispatch figure does not already hold.
   double kernel_bytes = bytes;
 

@@ -23,7 +23,8 @@ Plan plan_run(const DispatchConfig& config, const Capabilities& capabilities, co
     const SampleWork copies{.link_bytes = 2 * bytes, .device_bytes = bytes, .host_bytes = 3 * bytes, .waits = 2};
     for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned})
       if (config.uses(host))
-        p.steps.push_back({.what = fmt::format("{} keys: {} copies alone", keys, to_string(host)), .repeat = repeat,
+        p.steps.push_back({.what = fmt::format("{} keys: {} copies alone", keys, to_string(host)),
+                           .repeat = repeat,
                            .sample = copies});
     for (const Rung rung : config.rungs) {
       const RungPlan& r = plan(rung);
@@ -39,7 +40,8 @@ Plan plan_run(const DispatchConfig& config, const Capabilities& capabilities, co
       sort.host_bytes += 30 * bytes * stages;
       sort.device_bytes += 2 * bytes * passes;
       sort.waits += r.one_kernel() ? 1 : passes;  // the upper rungs launch fewer: an estimate errs long
-      p.steps.push_back({.what = fmt::format("{} keys, {}: {}", keys, r.name, r.change), .repeat = repeat, .sample = sort});
+      p.steps.push_back(
+          {.what = fmt::format("{} keys, {}: {}", keys, r.name, r.change), .repeat = repeat, .sample = sort});
     }
   }
   return p;

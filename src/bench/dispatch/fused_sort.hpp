@@ -321,7 +321,8 @@ FERRY_HD void run_on_chip_step(const Team& team, std::uint32_t* from, std::uint3
                                std::uint64_t tile, const FusedStep& step) {
   const int tile_bits = log2_of(tile);
   const int first_bits = log2_of(step.block_first), last_bits = log2_of(step.block_last);
-  for (std::uint64_t t = static_cast<std::uint64_t>(team.index()); t < count / tile; t += static_cast<std::uint64_t>(team.count())) {
+  for (std::uint64_t t = static_cast<std::uint64_t>(team.index()); t < count / tile;
+       t += static_cast<std::uint64_t>(team.count())) {
     const auto first = static_cast<std::uint32_t>(t * tile);
     const Place<Padded> on_chip{reinterpret_cast<std::uint32_t*>(team.shared()), first, {}};
     tile_in(team, from, on_chip, first, static_cast<std::uint32_t>(tile));

@@ -13,7 +13,8 @@
 namespace ferry::dispatch {
 
 inline constexpr std::uint64_t resident_stop = ~0ull - 1;  // on the doorbell: no more sorts, the kernel ends
-inline constexpr std::uint64_t resident_gave_up = ~0ull;   // on a done flag: the kernel waited past its timeout and ended
+inline constexpr std::uint64_t resident_gave_up =
+    ~0ull;  // on a done flag: the kernel waited past its timeout and ended
 
 // What team 0 saw at the doorbell, for every team: team 0 alone decides, so
 // that no team starts a sort that another has given up on.
@@ -25,8 +26,8 @@ inline std::size_t resident_on_chip_bytes(std::uint64_t tile) { return on_chip_b
 template <int Threads>
 struct ResidentClusterSort {
   static constexpr int threads_per_team = Threads;
-  const std::uint32_t* from;      // mapped host memory
-  std::uint32_t* to;              // mapped host memory
+  const std::uint32_t* from;  // mapped host memory
+  std::uint32_t* to;          // mapped host memory
   std::uint64_t count, tile;
   const std::uint64_t* doorbell;  // mapped: the last sort the host released, or resident_stop
   std::uint64_t* done;            // mapped: a flag per team, the last sort whose keys it wrote

@@ -46,13 +46,15 @@ void ResidentSorter::sort() {
   for (int team = 0; team < teams_;) {
     const std::uint64_t done = load_acquire_system(words + 1 + team);
     if (done == resident_gave_up)
-      throw RuntimeFailure(fmt::format("+resident: team {} of the sorting kernel gave up waiting for sort {}", team, sorts_));
+      throw RuntimeFailure(
+          fmt::format("+resident: team {} of the sorting kernel gave up waiting for sort {}", team, sorts_));
     if (done == sorts_) {
       ++team;
       continue;
     }
     if (seconds_between(start, HostClock::now()) > host_timeout_s)
-      throw RuntimeFailure(fmt::format("+resident: team {} did not finish sort {} within {} s", team, sorts_, host_timeout_s));
+      throw RuntimeFailure(
+          fmt::format("+resident: team {} did not finish sort {} within {} s", team, sorts_, host_timeout_s));
     spin_pause();
   }
 }

@@ -40,10 +40,10 @@ SortBench::SortBench(Backend& backend, int device, std::uint64_t keys, std::uint
       passes_(bitonic_passes(keys)),
       steps_(dispatch::fused_steps(keys, tile_)),
       device_keys_(backend.allocate_device(device, keys * 4)),
-      pageable_{backend.allocate_host(MemoryKind::pageable, keys * 4), backend.allocate_host(MemoryKind::pageable, keys * 4)},
+      pageable_{backend.allocate_host(MemoryKind::pageable, keys * 4),
+                backend.allocate_host(MemoryKind::pageable, keys * 4)},
       pinned_{backend.allocate_host(MemoryKind::pinned, keys * 4), backend.allocate_host(MemoryKind::pinned, keys * 4)},
-      stream_(backend.make_stream(device)) {
-}
+      stream_(backend.make_stream(device)) {}
 
 Dispatches SortBench::dispatches(Rung rung) const {
   const RungPlan& p = plan(rung);
@@ -57,7 +57,8 @@ Dispatches SortBench::dispatches(Rung rung) const {
 SortBench::HostKeys& SortBench::host(MemoryKind kind) {
   if (kind != MemoryKind::mapped) return kind == MemoryKind::pinned ? pinned_ : pageable_;
   if (!mapped_)  // only the rungs without copies read it: allocated when the first runs
-    mapped_ = HostKeys{backend_.allocate_host(MemoryKind::mapped, count_ * 4), backend_.allocate_host(MemoryKind::mapped, count_ * 4)};
+    mapped_ = HostKeys{backend_.allocate_host(MemoryKind::mapped, count_ * 4),
+                       backend_.allocate_host(MemoryKind::mapped, count_ * 4)};
   return *mapped_;
 }
 
@@ -89,17 +90,19 @@ Measurement SortBench::timed(HostKeys& keys, bool copy_keys, const std::function
                              const std::function<bool()>& check) {
   return time_on_host(*stream_, sort_repeat(iterations_),
                       {.prepare = [&] { fresh_keys(keys); },
-                       .enqueue = [&](Stream& s) {
-                         if (copy_keys) s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
-                         sort(s);
-                         if (copy_keys) s.copy(keys.out.data(), device_keys_.data(), keys.out.bytes());
-                       },
+                       .enqueue =
+                           [&](Stream& s) {
+                             if (copy_keys) s.copy(device_keys_.data(), keys.in.data(), keys.in.bytes());
+                             sort(s);
+                             if (copy_keys) s.copy(keys.out.data(), device_keys_.data(), keys.out.bytes());
+                           },
                        .check = check});
 }
 
 Measurement SortBench::copies(MemoryKind kind, FirstSample first) {
   HostKeys& keys = host(kind);
-  return timed(keys, true, [](Stream&) {}, output_check(keys, first, [this, &keys] { return copied_correctly(keys); }));
+  return timed(
+      keys, true, [](Stream&) {}, output_check(keys, first, [this, &keys] { return copied_correctly(keys); }));
 }
 
 void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& set_up) {
@@ -126,9 +129,8 @@ void SortBench::enqueue_sort(Stream& stream, const RungPlan& plan, RungSetUp& se
 Measurement SortBench::resident(const std::function<bool()>& check) {
   HostKeys& keys = host(MemoryKind::mapped);
   ResidentSorter sorter(backend_, device_, keys.in, keys.out, count_, tile_);
-  return time_host_work(sort_repeat(iterations_), {.prepare = [&] { fresh_keys(keys); },
-                                   .work = [&] { sorter.sort(); },
-                                   .check = check});
+  return time_host_work(sort_repeat(iterations_),
+                        {.prepare = [&] { fresh_keys(keys); }, .work = [&] { sorter.sort(); }, .check = check});
 }
 
 Measurement SortBench::rung(Rung rung, FirstSample first) {
@@ -139,7 +141,8 @@ Measurement SortBench::rung(Rung rung, FirstSample first) {
   RungSetUp set_up;
   if (p.event_per_kernel && !p.fresh_events)
     for (std::size_t i = 0; i < passes_.size(); ++i) set_up.events.push_back(backend_.make_event(device_));
-  if (p.persistent && persistent_teams_ == 0) persistent_teams_ = teams_for(count_, tile_, persistent_capacity(*stream_, tile_));
+  if (p.persistent && persistent_teams_ == 0)
+    persistent_teams_ = teams_for(count_, tile_, persistent_capacity(*stream_, tile_));
   if (p.graph) {
     auto* work = device_keys_.as<std::uint32_t>();
     stream_->begin_capture();
@@ -155,7 +158,8 @@ Measurement SortBench::rung(Rung rung, FirstSample first) {
     }
     set_up.graph = stream_->end_capture();
   }
-  return timed(keys, !p.zero_copy, [&](Stream& s) { enqueue_sort(s, p, set_up); }, check);
+  return timed(
+      keys, !p.zero_copy, [&](Stream& s) { enqueue_sort(s, p, set_up); }, check);
 }
 
 }  // namespace ferry::dispatch

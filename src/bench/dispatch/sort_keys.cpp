@@ -38,7 +38,9 @@ std::vector<std::uint32_t> sorted_reference(const std::uint32_t* keys, std::uint
   const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
   while (pieces * 2 <= cores && count / (pieces * 2) >= static_cast<std::uint64_t>(keys_per_host_thread)) pieces *= 2;
   const std::uint64_t piece = (count + pieces - 1) / pieces;
-  const auto at = [&](std::uint64_t i) { return sorted.begin() + static_cast<std::ptrdiff_t>(std::min(count, i * piece)); };
+  const auto at = [&](std::uint64_t i) {
+    return sorted.begin() + static_cast<std::ptrdiff_t>(std::min(count, i * piece));
+  };
   for_each_in_parallel(pieces, [&](std::uint64_t i) { std::sort(at(i), at(i + 1)); });
   for (std::uint64_t width = 1; width < pieces; width *= 2)
     for_each_in_parallel(pieces / (2 * width), [&](std::uint64_t j) {

@@ -87,33 +87,40 @@ LinkConfig LinkConfig::for_models(const Capabilities& capabilities, int device, 
 
 const std::vector<Section>& sections() {
   static const std::vector<Section> all = {
-      {"bandwidth", "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
+      {"bandwidth",
+       "Host <-> device bandwidth: copy engine, CUDA events around each copy (bidirectional counts the bytes of both directions)"},
       {"zero_copy", "Zero-copy: one kernel reads or writes mapped host memory, events around it"},
       {"copy_latency", "Small-copy latency: pinned memory; host clock (copy + stream sync) and device clock (events)"},
-      {"dispatch", "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
-      {"flag", "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
-               "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
-               "checked; and one thread's dependent reads of mapped memory, events, per read"},
-      {"zero_copy_load", "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
-                         "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
-                         "memory (a doorbell poll's round trip), device clock"},
-      {"copy_queue", "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
-                     "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
+      {"dispatch",
+       "Kernel dispatch: empty kernels, host clock (per-kernel rows divide a sample of back-to-back kernels)"},
+      {"flag",
+       "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
+       "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
+       "checked; and one thread's dependent reads of mapped memory, events, per read"},
+      {"zero_copy_load",
+       "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
+       "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
+       "memory (a doorbell poll's round trip), device clock"},
+      {"copy_queue",
+       "Copies of one size queued back to back on a stream (no sync between), events around the batch, per "
+       "copy (bidir: a copy each way at once on two streams, bytes of both counted)"},
       {"device_copy", "Device-to-device copy on one device (bytes copied; memory traffic is twice this)"},
       {"peer_bandwidth", "Peer copies: source on one device, destination on the other, events"},
       {"peer_latency", "Peer latency: 8-byte copy; host clock (copy + stream sync) and device clock (events)"},
-      {"peer_bidirectional", "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
-      {"peer_sm", "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
-      {"peer_flag", "Peer flags: a kernel on one device stores a tag into the other's memory, the kernel there answers into the first's, round trips timed by the first kernel's clock; one way = half a round trip"},
+      {"peer_bidirectional",
+       "Peer copies both ways at once: one graph of pairs in a chain (fork, both copies, join, the next pair), events; per pair (bytes of both directions counted)"},
+      {"peer_sm",
+       "Peer SM copies both ways at once: a kernel on each device, 16 bytes a thread, events (bytes of both directions counted)"},
+      {"peer_flag",
+       "Peer flags: a kernel on one device stores a tag into the other's memory, the kernel there answers into the first's, round trips timed by the first kernel's clock; one way = half a round trip"},
       {"ceiling", "Ceilings: best median over the sweep against the link's theoretical rate"},
   };
   return all;
 }
 
 const std::vector<std::string> checked_sections = {
-    "copy_latency", "dispatch",     "flag",           "bandwidth",    "zero_copy",          "zero_copy_load",
-    "copy_queue",   "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",
-    "peer_flag"};
+    "copy_latency", "dispatch",       "flag",         "bandwidth",          "zero_copy", "zero_copy_load", "copy_queue",
+    "device_copy",  "peer_bandwidth", "peer_latency", "peer_bidirectional", "peer_sm",   "peer_flag"};
 
 void parse_corruption(std::string_view text, LinkConfig& config) {
   const auto at = text.find('@');
@@ -134,8 +141,8 @@ std::string unmeasured(const LinkConfig& c, const Capabilities& capabilities, co
   if (section == "dispatch" && !capabilities.graphs) return "its checked rows replay graphs, which the backend has not";
   if ((section == "flag" || section.starts_with("zero_copy")) && !capabilities.mapped_memory)
     return "the backend cannot map host memory into a device";
-  if (section == "zero_copy" && std::none_of(c.sweep_bytes.begin(), c.sweep_bytes.end(),
-                                             [](std::uint64_t b) { return b % 16 == 0; }))
+  if (section == "zero_copy" &&
+      std::none_of(c.sweep_bytes.begin(), c.sweep_bytes.end(), [](std::uint64_t b) { return b % 16 == 0; }))
     return "no size of the sweep is a multiple of 16 bytes";
   if (section == "zero_copy_load" && c.loaded_teams.empty()) return "no team count is selected";
   if (section == "copy_queue" && c.queued_copy_bytes.empty()) return "no queued copy size is selected";
@@ -169,7 +176,9 @@ void validate(Backend& backend, const LinkConfig& config) {
   for (int device : config.devices) {
     const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
     // Bidirectional copies hold a source and a destination of the largest size at once.
-    const std::uint64_t queued = config.queued_copy_bytes.empty() ? 0 : 2 * std::max(config.queued_batch_bytes, 4 * config.queued_copy_bytes.back());
+    const std::uint64_t queued = config.queued_copy_bytes.empty()
+                                     ? 0
+                                     : 2 * std::max(config.queued_batch_bytes, 4 * config.queued_copy_bytes.back());
     const std::uint64_t needed = std::max({2 * largest, 2 * config.device_copy_bytes, 2 * config.peer_bytes, queued});
     if (needed > status.free_bytes)
       throw UsageError(fmt::format("the sweep's largest size ({}) needs {} on device {}, which has {} free",

@@ -16,25 +16,25 @@ namespace ferry::link {
 
 struct LinkConfig {
   std::vector<int> devices{0};
-  std::vector<std::uint64_t> sweep_bytes;       // host <-> device bandwidth sizes
+  std::vector<std::uint64_t> sweep_bytes;  // host <-> device bandwidth sizes
   std::vector<MemoryKind> host_memory{MemoryKind::pinned, MemoryKind::pageable, MemoryKind::mapped};
-  std::vector<std::uint64_t> latency_bytes;     // small copies
-  std::vector<std::uint64_t> queued_copy_bytes; // copies queued back to back, per size
-  std::uint64_t queued_batch_bytes = 0;         // the bytes of one such batch, at most 1024 copies
-  std::vector<int> loaded_teams;                // teams streaming both ways while a read is timed
-  std::uint64_t loaded_bytes = 0;               // each way, per pass of those teams
+  std::vector<std::uint64_t> latency_bytes;      // small copies
+  std::vector<std::uint64_t> queued_copy_bytes;  // copies queued back to back, per size
+  std::uint64_t queued_batch_bytes = 0;          // the bytes of one such batch, at most 1024 copies
+  std::vector<int> loaded_teams;                 // teams streaming both ways while a read is timed
+  std::uint64_t loaded_bytes = 0;                // each way, per pass of those teams
   std::uint64_t device_copy_bytes = 0;
   std::uint64_t peer_bytes = 0;
-  int kernels_per_sample = 1000;                // launch-rate and graph samples
+  int kernels_per_sample = 1000;  // launch-rate and graph samples
   // What each kernel of the dependent chains reads and writes: the 32768 keys
   // of `ferry run dispatch`, whose passes such a chain prices.
   std::uint64_t dependent_kernel_bytes = 128 << 10;
   int flag_round_trips = 10000;
-  int graph_round_trips = 1000;                 // launches of the graph that stands for a stream chunk
+  int graph_round_trips = 1000;  // launches of the graph that stands for a stream chunk
   Repeat bandwidth_repeat;
   Repeat latency_repeat;
   Repeat dispatch_repeat;
-  bool per_device = true;                       // false: the peer figures alone
+  bool per_device = true;  // false: the peer figures alone
   // Test hook (FERRY_FAULT_CORRUPT_OUTPUT=SECTION[@N], docs/reliability.md):
   // the Nth checked row of this section (default the first) checks wrong data
   // in its first timed sample.

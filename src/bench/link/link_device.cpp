@@ -62,7 +62,8 @@ struct BothWaysBuffers {
   Buffer a_source, a_destination, b_source, b_destination;
   std::uint64_t a_seed, b_seed;
 
-  BothWaysBuffers(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b, std::uint64_t bytes, std::uint64_t what)
+  BothWaysBuffers(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b, std::uint64_t bytes,
+                  std::uint64_t what)
       : a_source(run.backend.allocate_device(a, bytes)),
         a_destination(run.backend.allocate_device(b, bytes)),
         b_source(run.backend.allocate_device(b, bytes)),
@@ -83,10 +84,14 @@ struct BothWaysBuffers {
 class BothWaysTimer {
  public:
   BothWaysTimer(LinkRun& run, Stream& a_stream, Stream& b_stream, int a, int b)
-      : a_stream_(a_stream), b_stream_(b_stream),
-        fork_(run.backend.make_event(a)), join_(run.backend.make_event(b)),
-        a_start_(run.backend.make_event(a)), a_end_(run.backend.make_event(a)),
-        b_start_(run.backend.make_event(b)), b_end_(run.backend.make_event(b)),
+      : a_stream_(a_stream),
+        b_stream_(b_stream),
+        fork_(run.backend.make_event(a)),
+        join_(run.backend.make_event(b)),
+        a_start_(run.backend.make_event(a)),
+        a_end_(run.backend.make_event(a)),
+        b_start_(run.backend.make_event(b)),
+        b_end_(run.backend.make_event(b)),
         graphs_(run.backend.capabilities().multi_stream_graphs) {}
 
   static constexpr int pairs = 16;
@@ -159,9 +164,10 @@ void measure_copies_both_ways(LinkRun& run, int from, int to) {
       const bool c = run.checker.matches(*from_stream, b.b_destination, b.b_seed);
       return checked("link.copy", a && c);
     };
-    Row row = make_row("peer_bidirectional",
-                       {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}, {"pairs a sample", timer.pairs_per_sample()}},
-                       Metric::rate, time_custom(run.config.bandwidth_repeat, t), 2.0 * static_cast<double>(bytes));
+    Row row =
+        make_row("peer_bidirectional",
+                 {{"from", from}, {"to", to}, {"bytes", as_param(bytes)}, {"pairs a sample", timer.pairs_per_sample()}},
+                 Metric::rate, time_custom(run.config.bandwidth_repeat, t), 2.0 * static_cast<double>(bytes));
     set_peer_model(run, row, from, to, 2);
     both_ways.push_back({bytes, row.stats().median});
     for (model::PeerProfile& p : run.outcome.profile.peers) {
@@ -184,8 +190,8 @@ void measure_sm_both_ways(LinkRun& run, int from, int to) {
   BothWaysBuffers b(run, *from_stream, *to_stream, from, to, bytes, 43);
   const auto words = static_cast<std::int64_t>(bytes / sizeof(Word128));
   for (const bool push : {true, false}) {
-    run.progress.step(fmt::format("peer {} <-> {}: SM {} both ways, {}", from, to, push ? "stores" : "loads",
-                                  format_bytes(bytes)));
+    run.progress.step(
+        fmt::format("peer {} <-> {}: SM {} both ways, {}", from, to, push ? "stores" : "loads", format_bytes(bytes)));
     Trial t;
     t.prepare = [&] {
       run.checker.poison(*to_stream, b.a_destination);
@@ -209,7 +215,9 @@ void measure_sm_both_ways(LinkRun& run, int from, int to) {
       return checked("link.copy", a && c);
     };
     Row row = make_row("peer_sm",
-                       {{"from", from}, {"to", to}, {"kernels", push ? "stores into the peer" : "loads from the peer"},
+                       {{"from", from},
+                        {"to", to},
+                        {"kernels", push ? "stores into the peer" : "loads from the peer"},
                         {"bytes", as_param(bytes)}},
                        Metric::rate, time_on_device(run.backend, *from_stream, run.config.bandwidth_repeat, t),
                        2.0 * static_cast<double>(bytes));

@@ -25,7 +25,8 @@ std::uint64_t await_flag(const std::uint64_t* flag, const char* what, Done done)
   const auto start = HostClock::now();
   for (;;) {
     const std::uint64_t value = load_acquire_system(flag);
-    if (value == kernel_timed_out) throw RuntimeFailure(fmt::format("{}: the kernel gave up waiting for the host", what));
+    if (value == kernel_timed_out)
+      throw RuntimeFailure(fmt::format("{}: the kernel gave up waiting for the host", what));
     if (done(value)) return value;
     if (seconds_between(start, HostClock::now()) > poll_timeout_s)
       throw RuntimeFailure(fmt::format("{}: no answer from the kernel within {} s", what, poll_timeout_s));
@@ -63,7 +64,8 @@ void measure_programmatic_replay(LinkRun& run, int device, Stream& stream) {
                          time_on_host(stream, run.config.dispatch_repeat, replay), kernels);
   model::DeviceProfile& profile = run.profile_of(device);
   profile.programmatic_graph_per_kernel_s = row.stats().median;
-  row.note = fmt::format("{:.2f}x the plain graph's", profile.programmatic_graph_per_kernel_s / profile.graph_per_kernel_s);
+  row.note =
+      fmt::format("{:.2f}x the plain graph's", profile.programmatic_graph_per_kernel_s / profile.graph_per_kernel_s);
   run.add(std::move(row));
 }
 
@@ -79,20 +81,22 @@ Row time_dependent_replay(LinkRun& run, int device, Stream& stream, bool program
   stream.begin_capture();
   for (int k = 0; k < kernels; ++k) launch_hand_on(stream, {words.as<std::uint64_t>()}, count, programmatic);
   const auto graph = stream.end_capture();
-  Trial replay{.prepare = [&] {
-                 stream.fill(words.data(), 0, bytes);
-                 stream.synchronize();
-               },
+  Trial replay{.prepare =
+                   [&] {
+                     stream.fill(words.data(), 0, bytes);
+                     stream.synchronize();
+                   },
                .enqueue = [&](Stream& s) { s.replay(*graph); },
-               .check = [&] {
-                 poison_on_host(seen.data(), bytes);
-                 stream.copy(seen.data(), words.data(), bytes);
-                 stream.synchronize();
-                 const auto* got = seen.as<const std::uint64_t>();
-                 return checked("link.chain", std::all_of(got, got + count, [&](std::uint64_t w) {
-                                  return w == static_cast<std::uint64_t>(kernels);
-                                }));
-               }};
+               .check =
+                   [&] {
+                     poison_on_host(seen.data(), bytes);
+                     stream.copy(seen.data(), words.data(), bytes);
+                     stream.synchronize();
+                     const auto* got = seen.as<const std::uint64_t>();
+                     return checked("link.chain", std::all_of(got, got + count, [&](std::uint64_t w) {
+                                      return w == static_cast<std::uint64_t>(kernels);
+                                    }));
+                   }};
   if (run.corrupts("dispatch")) replay.corrupt = [&] { run.corrupt_word(stream, words); };
   Row row = dispatch_row(fmt::format("graph replay, {}dependent kernels of {}, per kernel",
                                      programmatic ? "programmatic edges, " : "", format_bytes(bytes)),
@@ -144,19 +148,20 @@ void measure_graph_chunk_round_trip(LinkRun& run, int device, Stream& stream) {
 
   std::uint64_t launches = 0;
   const std::uint64_t first_word = seed_for(43, device, sizeof(std::uint64_t));
-  CustomTrial trial{.prepare = [&] {
-                      *source.as<std::uint64_t>() = first_word + launches;
-                      poison_on_host(destination.data(), destination.bytes());
-                    },
-                    .time_one = [&] {
-                      const auto t0 = HostClock::now();
-                      stream.replay(*graph);
-                      await_value(flag.as<std::uint64_t>(), ++launches, "graph launch -> flag seen");
-                      return seconds_between(t0, HostClock::now());
-                    },
-                    .check = [&] {
-                      return checked("link.chain", *destination.as<const std::uint64_t>() == first_word + launches);
-                    }};
+  CustomTrial trial{
+      .prepare =
+          [&] {
+            *source.as<std::uint64_t>() = first_word + launches;
+            poison_on_host(destination.data(), destination.bytes());
+          },
+      .time_one =
+          [&] {
+            const auto t0 = HostClock::now();
+            stream.replay(*graph);
+            await_value(flag.as<std::uint64_t>(), ++launches, "graph launch -> flag seen");
+            return seconds_between(t0, HostClock::now());
+          },
+      .check = [&] { return checked("link.chain", *destination.as<const std::uint64_t>() == first_word + launches); }};
   if (run.corrupts("dispatch")) trial.corrupt = [&] { run.corrupt_word(stream, destination); };
   const Measurement m = time_custom({launches_timed / 10, launches_timed, launches_timed, 0}, trial);
   stream.synchronize();
@@ -178,13 +183,15 @@ Row time_barriers(LinkRun& run, int device, Stream& stream, int teams, const std
   const TeamBarriers<Cluster> kernel{arrivals, arrivals + teams, barriers};
   Trial trial{.prepare = [&] { stream.fill(words.data(), 0, words.bytes()); },
               .enqueue = [&](Stream& s) { launch_barriers(s, teams, kernel); },
-              .check = [&] {
-                *misses.as<std::uint64_t>() = ~0ull;
-                stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));
-                stream.synchronize();
-                return checked("link.chain", *misses.as<std::uint64_t>() == 0);
-              }};
-  if (run.corrupts("dispatch")) trial.corrupt = [&] { run.corrupt_word(stream, words, static_cast<std::size_t>(teams)); };
+              .check =
+                  [&] {
+                    *misses.as<std::uint64_t>() = ~0ull;
+                    stream.copy(misses.data(), arrivals + teams, sizeof(std::uint64_t));
+                    stream.synchronize();
+                    return checked("link.chain", *misses.as<std::uint64_t>() == 0);
+                  }};
+  if (run.corrupts("dispatch"))
+    trial.corrupt = [&] { run.corrupt_word(stream, words, static_cast<std::size_t>(teams)); };
   Measurement m = time_on_device(run.backend, stream, run.config.latency_repeat, trial);
   for (double& s : m.seconds) s /= barriers;
   Row row = dispatch_row(fmt::format("{}, {} teams, per barrier", what, teams), device, 1, m);
@@ -226,7 +233,8 @@ void measure_cluster_barrier(LinkRun& run, int device, Stream& stream) {
 // `release_reply`: the echo is a release store, as a flag that publishes data is.
 Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
   const int round_trips = run.config.flag_round_trips;
-  const char* what = release_reply ? "doorbell -> echo behind a system release fence" : "doorbell -> echo seen by the host";
+  const char* what =
+      release_reply ? "doorbell -> echo behind a system release fence" : "doorbell -> echo seen by the host";
   run.progress.step(fmt::format("device {}: persistent-kernel flag round trip{} x{}", device,
                                 release_reply ? " behind a release fence" : "", round_trips));
   auto stream = run.backend.make_stream(device);
@@ -268,7 +276,8 @@ Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
     if (i > warmup) trips.seconds.push_back(seconds);
   }
   trips.check = checked("link.flag_echo", wrong == 0) ? Check::passed : Check::failed;
-  Row row = make_row("flag", {{"device", device}, {"what", what}, {"round trips", round_trips}}, Metric::latency, trips);
+  Row row =
+      make_row("flag", {{"device", device}, {"what", what}, {"round trips", round_trips}}, Metric::latency, trips);
   row.note = trips.check == Check::passed
                  ? "every echo matched its sequence number"
                  : fmt::format("{} of {} echoes carried a wrong number", wrong, warmup + round_trips);
@@ -284,7 +293,8 @@ void measure_dispatch(LinkRun& run, int device) {
 
   run.progress.step(fmt::format("device {}: kernel launch and sync", device));
   Trial one{.enqueue = [](Stream& s) { launch_empty(s); }};
-  Row launch = dispatch_row("launch + sync, one kernel", device, 1, time_on_host(*stream, run.config.latency_repeat, one));
+  Row launch =
+      dispatch_row("launch + sync, one kernel", device, 1, time_on_host(*stream, run.config.latency_repeat, one));
   profile.launch_and_sync_s = launch.stats().median;
   run.add(std::move(launch));
 
@@ -305,7 +315,8 @@ void measure_dispatch(LinkRun& run, int device) {
     Row per_node = dispatch_row("graph replay, per kernel", device, kernels,
                                 time_on_host(*stream, run.config.dispatch_repeat, replay), kernels);
     profile.graph_per_kernel_s = per_node.stats().median;
-    per_node.note = fmt::format("{:.2f}x the stream launch cost", profile.graph_per_kernel_s / profile.launch_per_kernel_s);
+    per_node.note =
+        fmt::format("{:.2f}x the stream launch cost", profile.graph_per_kernel_s / profile.launch_per_kernel_s);
     run.add(std::move(per_node));
     measure_programmatic_replay(run, device, *stream);
     measure_dependent_replays(run, device, *stream);
@@ -390,19 +401,25 @@ void measure_mapped_read_latency(LinkRun& run, int device) {
   write_scattered_chain(chain.as<std::uint64_t>(), chain_links, chain_stride);
   const std::uint64_t expected = chain_end(chain.as<const std::uint64_t>(), reads);
 
-  Trial trial{.prepare = [&] { stream->fill(last.data(), poison_byte, last.bytes()); },
-              .enqueue = [&](Stream& s) {
-                launch_mapped_read_chain(s, {chain.device_view_as<const std::uint64_t>(), reads, last.as<std::uint64_t>()});
-              },
-              .check = [&] {
-                stream->copy(answer.data(), last.data(), last.bytes());
-                stream->synchronize();
-                return checked("link.chain", *answer.as<std::uint64_t>() == expected);
-              }};
+  Trial trial{
+      .prepare = [&] { stream->fill(last.data(), poison_byte, last.bytes()); },
+      .enqueue =
+          [&](Stream& s) {
+            launch_mapped_read_chain(s, {chain.device_view_as<const std::uint64_t>(), reads, last.as<std::uint64_t>()});
+          },
+      .check =
+          [&] {
+            stream->copy(answer.data(), last.data(), last.bytes());
+            stream->synchronize();
+            return checked("link.chain", *answer.as<std::uint64_t>() == expected);
+          }};
   if (run.corrupts("flag")) trial.corrupt = [&] { run.corrupt_word(*stream, last); };
   Measurement m = time_on_device(run.backend, *stream, run.config.latency_repeat, trial);
   for (double& s : m.seconds) s /= static_cast<double>(reads);
-  Row row = make_row("flag", {{"device", device}, {"what", "mapped read round trip, per read"}, {"reads per sample", static_cast<std::int64_t>(reads)}},
+  Row row = make_row("flag",
+                     {{"device", device},
+                      {"what", "mapped read round trip, per read"},
+                      {"reads per sample", static_cast<std::int64_t>(reads)}},
                      Metric::latency, m);
   row.note = "one thread, each read's address from the read before";
   run.profile_of(device).mapped_read_latency_s = row.stats().median;

@@ -15,9 +15,7 @@ namespace {
 
 enum class Direction { h2d, d2h, bidirectional };
 
-const char* to_string(Direction d) {
-  return d == Direction::h2d ? "h2d" : d == Direction::d2h ? "d2h" : "bidir";
-}
+const char* to_string(Direction d) { return d == Direction::h2d ? "h2d" : d == Direction::d2h ? "d2h" : "bidir"; }
 
 // One size of the sweep for one kind of host memory: a source and a
 // destination on each side, each source holding its own pattern.
@@ -84,11 +82,13 @@ void measure_copy_latency(LinkRun& run, int device) {
   // pays) and as events see it (what the bandwidth rows are timed with).
   for (const bool host_clock : {true, false}) {
     for (Direction direction : {Direction::h2d, Direction::d2h}) {
-      double& smallest = host_clock ? (direction == Direction::h2d ? profile.copy_latency_h2d_s : profile.copy_latency_d2h_s)
-                                    : (direction == Direction::h2d ? profile.copy_engine_latency_h2d_s
-                                                                   : profile.copy_engine_latency_d2h_s);
+      double& smallest =
+          host_clock
+              ? (direction == Direction::h2d ? profile.copy_latency_h2d_s : profile.copy_latency_d2h_s)
+              : (direction == Direction::h2d ? profile.copy_engine_latency_h2d_s : profile.copy_engine_latency_d2h_s);
       for (std::uint64_t bytes : run.config.latency_bytes) {
-        run.progress.step(fmt::format("device {}: {} copy latency, {}", device, to_string(direction), format_bytes(bytes)));
+        run.progress.step(
+            fmt::format("device {}: {} copy latency, {}", device, to_string(direction), format_bytes(bytes)));
         CopyBuffers buffers(run, *stream, MemoryKind::pinned, device, bytes, 1);
         Trial trial = copy_trial(run, "copy_latency", *stream, *second, *fork, *join, buffers, direction);
         const Measurement m = host_clock ? time_on_host(*stream, run.config.latency_repeat, trial)
@@ -132,10 +132,10 @@ void measure_host_bandwidth(LinkRun& run, int device) {
                             {"bytes", as_param(bytes)}},
                            Metric::rate, m, moved);
         if (pcie > 0) {
-          const double latency = direction == Direction::h2d   ? profile.copy_engine_latency_h2d_s
-                                 : direction == Direction::d2h ? profile.copy_engine_latency_d2h_s
-                                                               : std::max(profile.copy_engine_latency_h2d_s,
-                                                                          profile.copy_engine_latency_d2h_s);
+          const double latency = direction == Direction::h2d ? profile.copy_engine_latency_h2d_s
+                                 : direction == Direction::d2h
+                                     ? profile.copy_engine_latency_d2h_s
+                                     : std::max(profile.copy_engine_latency_h2d_s, profile.copy_engine_latency_d2h_s);
           // Both directions at once: each moves `bytes` in latency + bytes / rate.
           row.model = moved / model::transfer_seconds(static_cast<double>(bytes), latency, pcie);
           row.model_basis = "copy latency (events) + bytes / " + run.pcie_basis(device);
@@ -172,7 +172,8 @@ void measure_zero_copy(LinkRun& run, int device) {
       Trial t;
       t.prepare = [&] { run.checker.poison(*stream, destination); };
       t.enqueue = [&, reads, words](Stream& s) {
-        const Word128* from = reads ? b.host_source.device_view_as<const Word128>() : b.device_source.as<const Word128>();
+        const Word128* from =
+            reads ? b.host_source.device_view_as<const Word128>() : b.device_source.as<const Word128>();
         Word128* to = direction == Direction::h2d ? b.device_destination.as<Word128>()
                                                   : b.host_destination.device_view_as<Word128>();
         launch_zero_copy(s, ZeroCopyCopy{from, to}, words);
@@ -182,16 +183,18 @@ void measure_zero_copy(LinkRun& run, int device) {
       const char* kernel = direction == Direction::h2d   ? "reads host"
                            : direction == Direction::d2h ? "writes host"
                                                          : "reads and writes host";
-      Row row = make_row("zero_copy",
-                         {{"device", device},
-                          {"kernel", kernel},
-                          {"direction", direction == Direction::bidirectional ? "both, per direction" : to_string(direction)},
-                          {"bytes", as_param(bytes)}},
-                         Metric::rate, time_on_device(run.backend, *stream, run.config.bandwidth_repeat, t),
-                         static_cast<double>(bytes));
+      Row row =
+          make_row("zero_copy",
+                   {{"device", device},
+                    {"kernel", kernel},
+                    {"direction", direction == Direction::bidirectional ? "both, per direction" : to_string(direction)},
+                    {"bytes", as_param(bytes)}},
+                   Metric::rate, time_on_device(run.backend, *stream, run.config.bandwidth_repeat, t),
+                   static_cast<double>(bytes));
       if (pcie > 0) {
         // A kernel's first access crosses PCIe like a small copy does: the same fixed cost.
-        const double latency = direction == Direction::d2h ? profile.copy_engine_latency_d2h_s : profile.copy_engine_latency_h2d_s;
+        const double latency =
+            direction == Direction::d2h ? profile.copy_engine_latency_d2h_s : profile.copy_engine_latency_h2d_s;
         row.model = model::transfer_Bps(static_cast<double>(bytes), latency, pcie);
         row.model_basis = "copy latency (events) + bytes / " + run.pcie_basis(device) +
                           (direction == Direction::bidirectional ? ", each way" : "");
@@ -243,7 +246,8 @@ void add_ceilings(LinkRun& run, int device) {
   for (const Series& s : series) {
     const Row* best = nullptr;
     for (const Row& row : run.outcome.result.rows) {
-      if (row.section != s.section || !on_device(row, device) || param_string(row, "direction") != s.direction) continue;
+      if (row.section != s.section || !on_device(row, device) || param_string(row, "direction") != s.direction)
+        continue;
       if (!s.memory.empty() && param_string(row, "memory") != s.memory) continue;
       if (!best || row.value() > best->value()) best = &row;
     }
@@ -254,7 +258,8 @@ void add_ceilings(LinkRun& run, int device) {
                       {"path", s.section == "zero_copy" ? "zero-copy kernel" : "copy engine"},
                       {"memory", s.section == "zero_copy" ? "mapped" : s.memory},
                       {"direction", s.direction},
-                      {"best at bytes", static_cast<std::int64_t>(best->bytes_per_sample / (s.direction == "bidir" ? 2 : 1))}};
+                      {"best at bytes",
+                       static_cast<std::int64_t>(best->bytes_per_sample / (s.direction == "bidir" ? 2 : 1))}};
     ceiling.model.reset();
     ceiling.model_basis.clear();
     if (pcie > 0) {

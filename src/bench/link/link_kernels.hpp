@@ -130,9 +130,9 @@ struct MappedReadChain {
 // reads through mapped memory until the streaming teams are done: the round
 // trip a doorbell poll takes while the link carries that load.
 struct LoadedReadRoundTrip {
-  const Word128* source;       // mapped
-  Word128* destination;        // mapped
-  std::uint64_t words;         // per pass
+  const Word128* source;  // mapped
+  Word128* destination;   // mapped
+  std::uint64_t words;    // per pass
   int passes;
   int streaming;
   const std::uint64_t* chain;  // mapped: chain[at] is the next index

@@ -46,7 +46,8 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
     const int teams = std::min(wanted, resident - 1);
     if (teams < 1 || (!profile.zero_copy_under_load.empty() && profile.zero_copy_under_load.back().teams >= teams))
       continue;  // the device holds fewer teams at once: this count already ran
-    run.progress.step(fmt::format("device {}: {} teams streaming host memory both ways, a read timed meanwhile", device, teams));
+    run.progress.step(
+        fmt::format("device {}: {} teams streaming host memory both ways, a read timed meanwhile", device, teams));
     std::vector<double> round_trips;
     bool chain_ok = true;
     const LoadedReadRoundTrip kernel{source.device_view_as<const Word128>(),
@@ -58,24 +59,27 @@ void measure_zero_copy_under_load(LinkRun& run, int device) {
                                      counters.as<std::uint64_t>(),
                                      counters.as<std::uint64_t>() + 1,
                                      loaded_timeout_ns};
-    Trial t{.prepare = [&] {
-              run.checker.poison(*stream, destination);
-              stream->fill(counters.data(), 0, counters.bytes());
-            },
+    Trial t{.prepare =
+                [&] {
+                  run.checker.poison(*stream, destination);
+                  stream->fill(counters.data(), 0, counters.bytes());
+                },
             .enqueue = [&](Stream& s) { launch_loaded_read_round_trip(s, kernel); },
-            .check = [&] {
-              stream->copy(answer.data(), counters.data(), counters.bytes());
-              stream->synchronize();
-              const auto* timed = answer.as<std::uint64_t>() + 1;  // reads, nanoseconds, where the chain ended
-              chain_ok = chain_ok && timed[0] > 0 && chain_end(chain.as<const std::uint64_t>(), timed[0]) == timed[2];
-              round_trips.push_back(static_cast<double>(timed[1]) * 1e-9 / static_cast<double>(std::max<std::uint64_t>(timed[0], 1)));
-              return checked("link.chain", chain_ok) &&
-                     checked("link.copy", run.checker.matches(*stream, destination, seed));
-            }};
+            .check =
+                [&] {
+                  stream->copy(answer.data(), counters.data(), counters.bytes());
+                  stream->synchronize();
+                  const auto* timed = answer.as<std::uint64_t>() + 1;  // reads, nanoseconds, where the chain ended
+                  chain_ok =
+                      chain_ok && timed[0] > 0 && chain_end(chain.as<const std::uint64_t>(), timed[0]) == timed[2];
+                  round_trips.push_back(static_cast<double>(timed[1]) * 1e-9 /
+                                        static_cast<double>(std::max<std::uint64_t>(timed[0], 1)));
+                  return checked("link.chain", chain_ok) &&
+                         checked("link.copy", run.checker.matches(*stream, destination, seed));
+                }};
     if (run.corrupts("zero_copy_load")) t.corrupt = [&] { run.corrupt_word(*stream, destination); };
     Measurement m = time_on_device(run.backend, *stream, run.config.bandwidth_repeat, t);
-    Row row = make_row("zero_copy_load",
-                       {{"device", device}, {"teams", teams}, {"bytes", as_param(bytes * passes)}},
+    Row row = make_row("zero_copy_load", {{"device", device}, {"teams", teams}, {"bytes", as_param(bytes * passes)}},
                        Metric::rate, m, static_cast<double>(bytes * passes));
     // Each timed sample's check read its round trip.
     const double trip = summarize(round_trips).median;

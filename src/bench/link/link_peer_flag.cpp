@@ -27,8 +27,10 @@ std::string step_text(int a, int b) {
 class PeerFlagPingPong {
  public:
   PeerFlagPingPong(Backend& backend, int a, int b)
-      : a_(a), b_(b),
-        a_stream_(backend.make_stream(a)), b_stream_(backend.make_stream(b)),
+      : a_(a),
+        b_(b),
+        a_stream_(backend.make_stream(a)),
+        b_stream_(backend.make_stream(b)),
         a_flag_(backend.allocate_device(a, sizeof(std::uint64_t))),
         b_flag_(backend.allocate_device(b, sizeof(std::uint64_t))),
         a_results_(backend.allocate_device(a, (answers + 1) * sizeof(std::uint64_t))),
@@ -57,10 +59,11 @@ class PeerFlagPingPong {
     sample_first_tag_ = next_tag_;
     next_tag_ += answers;
     auto* results = a_results_.as<std::uint64_t>();
-    launch_peer_flag_answer(*b_stream_, {b_flag_.as<const std::uint64_t>(), a_flag_.as<std::uint64_t>(), sample_first_tag_,
-                                         round_trips_per_sample, b_gave_up_.as<std::uint64_t>(), timeout_ns});
-    launch_peer_flag_ping(*a_stream_, {b_flag_.as<std::uint64_t>(), a_flag_.as<const std::uint64_t>(), sample_first_tag_,
-                                       round_trips_per_sample, results + 1, results, timeout_ns});
+    launch_peer_flag_answer(*b_stream_,
+                            {b_flag_.as<const std::uint64_t>(), a_flag_.as<std::uint64_t>(), sample_first_tag_,
+                             round_trips_per_sample, b_gave_up_.as<std::uint64_t>(), timeout_ns});
+    launch_peer_flag_ping(*a_stream_, {b_flag_.as<std::uint64_t>(), a_flag_.as<const std::uint64_t>(),
+                                       sample_first_tag_, round_trips_per_sample, results + 1, results, timeout_ns});
     auto* seen = seen_.as<std::uint64_t>();
     a_stream_->copy(seen, results, a_results_.bytes());
     b_stream_->copy(seen + answers + 1, b_gave_up_.data(), b_gave_up_.bytes());
@@ -90,7 +93,7 @@ class PeerFlagPingPong {
   Buffer a_flag_, b_flag_;
   Buffer a_results_;  // [0]: nanoseconds, then the answers
   Buffer b_gave_up_;
-  Buffer seen_;       // a's results, then b's word
+  Buffer seen_;  // a's results, then b's word
   std::uint64_t next_tag_ = 1, sample_first_tag_ = 1;
 };
 
@@ -106,7 +109,9 @@ void measure_pair(LinkRun& run, int a, int b) {
                     .check = [&] { return ping_pong.check(); }};
   if (run.corrupts("peer_flag")) trial.corrupt = [&] { ping_pong.corrupt_an_answer(); };
   Row row = make_row("peer_flag",
-                     {{"from", a}, {"to", b}, {"round trips a sample", as_param(round_trips_per_sample)},
+                     {{"from", a},
+                      {"to", b},
+                      {"round trips a sample", as_param(round_trips_per_sample)},
                       {"clock", "device: the kernel's own"}},
                      Metric::latency, time_custom(run.config.latency_repeat, trial));
   row.note = "one way = half a round trip; every answer checked against its round trip's tag";

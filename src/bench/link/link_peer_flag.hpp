@@ -41,8 +41,8 @@ struct PeerFlagPing {
   const std::uint64_t* flag;  // in a's memory; the same
   std::uint64_t first_tag;
   std::uint64_t round_trips;
-  std::uint64_t* answers;     // a's memory: round_trips + 1 words
-  std::uint64_t* nanoseconds; // a's memory: the timed round trips' time, or kernel_timed_out
+  std::uint64_t* answers;      // a's memory: round_trips + 1 words
+  std::uint64_t* nanoseconds;  // a's memory: the timed round trips' time, or kernel_timed_out
   std::uint64_t timeout_ns;
 
   FERRY_HD void operator()(std::int64_t) const {
@@ -67,7 +67,7 @@ struct PeerFlagAnswer {
   std::uint64_t* peer_flag;   // in a's memory
   std::uint64_t first_tag;
   std::uint64_t round_trips;
-  std::uint64_t* gave_up;     // b's memory: kernel_timed_out when a's tag never came
+  std::uint64_t* gave_up;  // b's memory: kernel_timed_out when a's tag never came
   std::uint64_t timeout_ns;
 
   FERRY_HD void operator()(std::int64_t) const {

@@ -25,7 +25,9 @@ struct Planner {
   }
 
   // Copies of `bytes` in the three directions (h2d, d2h, both at once): a third more than one way, on average.
-  static SampleWork three_ways(double bytes) { return {.link_bytes = bytes * 4 / 3, .host_bytes = 2 * bytes, .waits = 1}; }
+  static SampleWork three_ways(double bytes) {
+    return {.link_bytes = bytes * 4 / 3, .host_bytes = 2 * bytes, .waits = 1};
+  }
 
   void device(int d, const DeviceFeatures& features, const std::function<int(int)>& resident_teams) {
     for (int clock = 0; clock < 2; ++clock)
@@ -38,8 +40,8 @@ struct Planner {
     const double kernels = config.kernels_per_sample;
     add(fmt::format("device {}: kernel launch and sync", d), config.dispatch_repeat, {.waits = 1 + kernels / 4});
     if (capabilities.graphs)  // empty kernels and dependent ones, each also with programmatic edges where there are any
-      add(fmt::format("device {}: graph replay", d), config.dispatch_repeat,
-          {.waits = 1 + kernels / 8}, features.programmatic_launch ? 4 : 2);
+      add(fmt::format("device {}: graph replay", d), config.dispatch_repeat, {.waits = 1 + kernels / 8},
+          features.programmatic_launch ? 4 : 2);
     if (capabilities.graphs && capabilities.mapped_memory)  // four nodes, two of them copies: about two syncs a launch
       add(fmt::format("device {}: graph launch -> flag seen x{}", d, config.graph_round_trips),
           {config.graph_round_trips / 10, config.graph_round_trips, config.graph_round_trips, 0}, {.waits = 2});
@@ -57,8 +59,8 @@ struct Planner {
 
     for (MemoryKind kind : config.host_memory)
       for (std::uint64_t bytes : config.sweep_bytes)
-        add(fmt::format("device {}: {} host memory, {}", d, to_string(kind), format_bytes(bytes)), config.bandwidth_repeat,
-            three_ways(static_cast<double>(bytes)), 3, 2.0 * static_cast<double>(bytes));
+        add(fmt::format("device {}: {} host memory, {}", d, to_string(kind), format_bytes(bytes)),
+            config.bandwidth_repeat, three_ways(static_cast<double>(bytes)), 3, 2.0 * static_cast<double>(bytes));
     if (capabilities.mapped_memory) {
       for (std::uint64_t bytes : config.sweep_bytes)
         if (bytes % sizeof(Word128) == 0)
@@ -107,7 +109,8 @@ struct Planner {
       for (std::size_t j = i + 1; j < devices.size(); ++j) {
         for (std::uint64_t b : sizes)
           add(fmt::format("peer {} <-> {}: {} each way at once", devices[i], devices[j], format_bytes(b)),
-              config.bandwidth_repeat, {.peer_bytes = 2.0 * static_cast<double>(b), .waits = 1}, 1, 2.0 * static_cast<double>(b));
+              config.bandwidth_repeat, {.peer_bytes = 2.0 * static_cast<double>(b), .waits = 1}, 1,
+              2.0 * static_cast<double>(b));
         for (const char* how : {"stores", "loads"})
           add(fmt::format("peer {} <-> {}: SM {} both ways, {}", devices[i], devices[j], how, format_bytes(sm_bytes)),
               config.bandwidth_repeat, {.peer_bytes = 2.0 * static_cast<double>(sm_bytes), .waits = 1});
@@ -134,8 +137,9 @@ Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
 }
 
 Plan plan_run(Backend& backend, const LinkConfig& config) {
-  return plan_run(config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
-                  [&](int d) { return loaded_resident_teams(*backend.make_stream(d)); });
+  return plan_run(
+      config, backend.capabilities(), [&](int d) { return backend.device_features(d); },
+      [&](int d) { return loaded_resident_teams(*backend.make_stream(d)); });
 }
 
 }  // namespace ferry::link

@@ -31,7 +31,8 @@ void measure_queued_copies(LinkRun& run, int device) {
   for (std::uint64_t bytes : run.config.queued_copy_bytes) {
     const std::uint64_t copies = queued_copies_for(bytes, run.config.queued_batch_bytes);
     const std::uint64_t span = copies * bytes;
-    run.progress.step(fmt::format("device {}: {} copies of {} queued back to back", device, copies, format_bytes(bytes)));
+    run.progress.step(
+        fmt::format("device {}: {} copies of {} queued back to back", device, copies, format_bytes(bytes)));
     Buffer host_source = run.backend.allocate_host(MemoryKind::pinned, span);
     Buffer host_destination = run.backend.allocate_host(MemoryKind::pinned, span);
     Buffer device_source = run.backend.allocate_device(device, span);
@@ -75,7 +76,9 @@ void measure_queued_copies(LinkRun& run, int device) {
       Measurement m = time_on_device(run.backend, *h2d, run.config.bandwidth_repeat, t);
       for (double& s : m.seconds) s /= static_cast<double>(copies);
       Row row = make_row("copy_queue",
-                         {{"device", device}, {"direction", direction}, {"bytes", as_param(bytes)},
+                         {{"device", device},
+                          {"direction", direction},
+                          {"bytes", as_param(bytes)},
                           {"copies per sample", as_param(copies)}},
                          Metric::rate, m, static_cast<double>(bytes) * (in && out ? 2 : 1));
       const double pcie = run.pcie_Bps(device);

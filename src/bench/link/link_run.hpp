@@ -54,7 +54,8 @@ void measure_peers(LinkRun& run);
 void measure_peer_flags(LinkRun& run);
 void plan_peer_flags(const LinkConfig& config, Plan& plan);
 
-inline Row make_row(std::string section, Params params, Metric metric, const Measurement& m, double bytes_per_sample = 0) {
+inline Row make_row(std::string section, Params params, Metric metric, const Measurement& m,
+                    double bytes_per_sample = 0) {
   Row row;
   row.section = std::move(section);
   row.params = std::move(params);

@@ -31,10 +31,11 @@ Params config_params(const OverlapConfig& c) {
 std::vector<Section> sections(const OverlapConfig& c) {
   return {
       {"kernel", "The add alone on device-resident vectors, CUDA events (memory traffic: a and b read, c written)"},
-      {"variants", fmt::format("c = a + b over {} words ({} a vector, {} host memory): host wall time from the first "
-                               "copy enqueued to c in host memory, after a warm-up (model: serial = its steps one after "
-                               "another; pipelined = a lower bound)",
-                               c.elements, format_bytes(c.vector_bytes()), std::string(to_string(c.host)))},
+      {"variants",
+       fmt::format("c = a + b over {} words ({} a vector, {} host memory): host wall time from the first "
+                   "copy enqueued to c in host memory, after a warm-up (model: serial = its steps one after "
+                   "another; pipelined = a lower bound)",
+                   c.elements, format_bytes(c.vector_bytes()), std::string(to_string(c.host)))},
       {"summary", "The seed's table: serial against pipelined at its best k (median us = pipelined)"},
   };
 }
@@ -69,7 +70,8 @@ std::string ratio(double x) { return fmt::format("{:.2f}x", x); }
 
 // "1.52x faster than" or "1.30x slower than": how `other_s` compares with `s`.
 std::string compared(double s, double other_s) {
-  return s <= other_s ? fmt::format("{:.2f}x faster than", other_s / s) : fmt::format("{:.2f}x slower than", s / other_s);
+  return s <= other_s ? fmt::format("{:.2f}x faster than", other_s / s)
+                      : fmt::format("{:.2f}x slower than", s / other_s);
 }
 
 }  // namespace
@@ -93,7 +95,8 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   {
     Row row;
     row.section = "kernel";
-    row.params = {{"kernel", std::string("c = a + b")}, {"vector bytes", static_cast<std::int64_t>(config.vector_bytes())}};
+    row.params = {{"kernel", std::string("c = a + b")},
+                  {"vector bytes", static_cast<std::int64_t>(config.vector_bytes())}};
     row.metric = Metric::rate;
     row.seconds = kernel.seconds;
     row.bytes_per_sample = 3.0 * static_cast<double>(config.vector_bytes());
@@ -111,8 +114,10 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   progress.step("serial: H2D a and b, add, D2H c");
   const Measurement serial = bench.serial();
   const std::int64_t vector_bytes = static_cast<std::int64_t>(config.vector_bytes());
-  result.rows.push_back(variant_row("cpu", cpu, {{"splits", "-"}, {"sub-buffers", "-"}, {"sub-buffer bytes", "-"}, {"streams", "-"}}));
-  result.rows.push_back(variant_row("serial", serial, {{"splits", "-"}, {"sub-buffers", 1}, {"sub-buffer bytes", vector_bytes}, {"streams", 1}}));
+  result.rows.push_back(
+      variant_row("cpu", cpu, {{"splits", "-"}, {"sub-buffers", "-"}, {"sub-buffer bytes", "-"}, {"streams", "-"}}));
+  result.rows.push_back(variant_row(
+      "serial", serial, {{"splits", "-"}, {"sub-buffers", 1}, {"sub-buffer bytes", vector_bytes}, {"streams", 1}}));
   set_model(result.rows.back(), serial_time(config.vector_bytes(), rates));
   const std::size_t serial_row = result.rows.size() - 1, cpu_row = serial_row - 1;
 
@@ -123,10 +128,11 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   std::vector<Pipelined> measured;
   for (int k : config.splits) {
     Split split = split_vector(config.elements, k, config.min_split_bytes);
-    const auto same = std::find_if(measured.begin(), measured.end(), [&](const Pipelined& p) { return p.split.parts.size() == split.parts.size(); });
+    const auto same = std::find_if(measured.begin(), measured.end(),
+                                   [&](const Pipelined& p) { return p.split.parts.size() == split.parts.size(); });
     if (split.clamped)
-      result.notes.push_back(fmt::format("k = {}: sub-buffers would be under the {} floor (--min-split); clamped to {}", k,
-                                         format_bytes(config.min_split_bytes), split.parts.size()));
+      result.notes.push_back(fmt::format("k = {}: sub-buffers would be under the {} floor (--min-split); clamped to {}",
+                                         k, format_bytes(config.min_split_bytes), split.parts.size()));
     if (same != measured.end()) {
       result.notes.push_back(fmt::format("k = {} gives the same {} sub-buffers as k = {}: measured once", k,
                                          split.parts.size(), same->split.requested));
@@ -153,9 +159,10 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   }
 
   if (measured.empty()) return out;
-  const Pipelined& best = *std::min_element(measured.begin(), measured.end(), [&](const Pipelined& x, const Pipelined& y) {
-    return result.rows[x.row].value() < result.rows[y.row].value();
-  });
+  const Pipelined& best =
+      *std::min_element(measured.begin(), measured.end(), [&](const Pipelined& x, const Pipelined& y) {
+        return result.rows[x.row].value() < result.rows[y.row].value();
+      });
   const Row best_row = result.rows[best.row];  // a copy: the summary row below may move the rows
   Row summary = best_row;
   summary.section = "summary";
@@ -168,15 +175,16 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
   result.rows.push_back(std::move(summary));
 
   const std::string against_model =
-      best_row.model ? fmt::format("{:.3f}x the model bound ({:.2f} ms, {}; rates {})", best_row.value() / *best_row.model,
-                                   *best_row.model * 1e3, best_row.model_basis, config.profile_origin)
-                     : fmt::format("no model: the profile has no {} copy rates", to_string(config.host));
+      best_row.model
+          ? fmt::format("{:.3f}x the model bound ({:.2f} ms, {}; rates {})", best_row.value() / *best_row.model,
+                        *best_row.model * 1e3, best_row.model_basis, config.profile_origin)
+          : fmt::format("no model: the profile has no {} copy rates", to_string(config.host));
   result.notes.push_back(fmt::format("best pipelined: k = {} ({} sub-buffers on {} streams): {:.2f} ms, {}; {} serial "
                                      "({:.2f} ms) and {} the cpu ({:.2f} ms)",
                                      best.split.requested, best.split.parts.size(),
-                                     std::min<std::size_t>(config.streams, best.split.parts.size()), best_row.value() * 1e3,
-                                     against_model, compared(best_row.value(), serial_s), serial_s * 1e3,
-                                     compared(best_row.value(), cpu_s), cpu_s * 1e3));
+                                     std::min<std::size_t>(config.streams, best.split.parts.size()),
+                                     best_row.value() * 1e3, against_model, compared(best_row.value(), serial_s),
+                                     serial_s * 1e3, compared(best_row.value(), cpu_s), cpu_s * 1e3));
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every word is checked as on a GPU, but the timings are CPU timings");
 

@@ -17,13 +17,13 @@ namespace ferry::overlap {
 
 struct OverlapConfig {
   int device = 0;
-  std::uint64_t elements = 0;                 // 32-bit words per vector
-  std::vector<int> splits;                    // k to sweep
-  std::uint64_t min_split_bytes = 1ull << 20; // no sub-buffer smaller (bar the last): smaller requests are clamped
-  MemoryKind host = MemoryKind::pinned;       // pinned or pageable
-  int streams = 4;                            // sub-buffer chains go round-robin over this many streams
-  int iterations = 7;                         // timed runs per variant, after a warm-up
-  bool want_trace = false;                    // keep a timeline of one pipelined run (the best k)
+  std::uint64_t elements = 0;                  // 32-bit words per vector
+  std::vector<int> splits;                     // k to sweep
+  std::uint64_t min_split_bytes = 1ull << 20;  // no sub-buffer smaller (bar the last): smaller requests are clamped
+  MemoryKind host = MemoryKind::pinned;        // pinned or pageable
+  int streams = 4;                             // sub-buffer chains go round-robin over this many streams
+  int iterations = 7;                          // timed runs per variant, after a warm-up
+  bool want_trace = false;                     // keep a timeline of one pipelined run (the best k)
   std::string profile_origin = "measured by link in this run";
   // Test hook (FERRY_FAULT_CORRUPT_OUTPUT, docs/reliability.md): the row, named as the table
   // names it ("kernel", "cpu", "serial", "k=K"), whose first timed sample has one word of host c
@@ -51,7 +51,7 @@ struct OverlapOutcome {
 // The steps run() takes, each with its work, before anything is allocated.
 Plan plan_run(const OverlapConfig& config);
 
-OverlapOutcome run(Backend& backend, const OverlapConfig& config,
-                   const model::DeviceProfile& profile, const Progress& progress);
+OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::DeviceProfile& profile,
+                   const Progress& progress);
 
 }  // namespace ferry::overlap

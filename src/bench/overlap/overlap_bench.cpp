@@ -36,12 +36,13 @@ OverlapBench::OverlapBench(Backend& backend, const OverlapConfig& config)
   }
   auto* a = host_a_.as<std::uint32_t>();
   auto* b = host_b_.as<std::uint32_t>();
-  parallel_ranges(static_cast<std::int64_t>(config.elements), words_per_host_thread, [&](std::int64_t first, std::int64_t end) {
-    for (std::int64_t i = first; i < end; ++i) {
-      a[i] = input_word(static_cast<std::uint64_t>(i), 0, input_seed);
-      b[i] = input_word(static_cast<std::uint64_t>(i), 1, input_seed);
-    }
-  });
+  parallel_ranges(static_cast<std::int64_t>(config.elements), words_per_host_thread,
+                  [&](std::int64_t first, std::int64_t end) {
+                    for (std::int64_t i = first; i < end; ++i) {
+                      a[i] = input_word(static_cast<std::uint64_t>(i), 0, input_seed);
+                      b[i] = input_word(static_cast<std::uint64_t>(i), 1, input_seed);
+                    }
+                  });
 }
 
 std::uint64_t OverlapBench::wrong_words() const {
@@ -49,11 +50,12 @@ std::uint64_t OverlapBench::wrong_words() const {
   const auto* b = host_b_.as<const std::uint32_t>();
   const auto* c = host_c_.as<const std::uint32_t>();
   std::atomic<std::uint64_t> wrong{0};
-  parallel_ranges(static_cast<std::int64_t>(config_.elements), words_per_host_thread, [&](std::int64_t first, std::int64_t end) {
-    std::uint64_t mine = 0;
-    for (std::int64_t i = first; i < end; ++i) mine += c[i] != static_cast<std::uint32_t>(a[i] + b[i]);
-    wrong += mine;
-  });
+  parallel_ranges(static_cast<std::int64_t>(config_.elements), words_per_host_thread,
+                  [&](std::int64_t first, std::int64_t end) {
+                    std::uint64_t mine = 0;
+                    for (std::int64_t i = first; i < end; ++i) mine += c[i] != static_cast<std::uint32_t>(a[i] + b[i]);
+                    wrong += mine;
+                  });
   return wrong_reported("overlap.sum", wrong);
 }
 
@@ -71,11 +73,10 @@ void OverlapBench::poison_outputs(Stream& stream) {
 }
 
 Measurement OverlapBench::timed(std::string_view row, const std::function<void(Stream&)>& enqueue) {
-  const Repeat repeat{.warmup = 1, .min_samples = config_.iterations, .max_samples = config_.iterations, .min_seconds = 0};
+  const Repeat repeat{
+      .warmup = 1, .min_samples = config_.iterations, .max_samples = config_.iterations, .min_seconds = 0};
   return time_on_host(*main_, repeat,
-                      {.prepare = [&] { poison_outputs(*main_); },
-                       .enqueue = enqueue,
-                       .check = sum_check(row)});
+                      {.prepare = [&] { poison_outputs(*main_); }, .enqueue = enqueue, .check = sum_check(row)});
 }
 
 Measurement OverlapBench::kernel_alone() {
@@ -87,23 +88,28 @@ Measurement OverlapBench::kernel_alone() {
   return time_on_device(backend_, *main_, repeat,
                         {.prepare = [&] { main_->fill(c_.data(), poison_byte, c_.bytes()); },
                          .enqueue = [&](Stream& s) { launch_vector_add(s, add, config_.elements); },
-                         .check = [&, sum_intact = sum_check("kernel")] {
-                           main_->copy(host_c_.data(), c_.data(), c_.bytes());
-                           main_->synchronize();
-                           return sum_intact();
-                         }});
+                         .check =
+                             [&, sum_intact = sum_check("kernel")] {
+                               main_->copy(host_c_.data(), c_.data(), c_.bytes());
+                               main_->synchronize();
+                               return sum_intact();
+                             }});
 }
 
 Measurement OverlapBench::cpu() {
-  const Repeat repeat{.warmup = 1, .min_samples = config_.iterations, .max_samples = config_.iterations, .min_seconds = 0};
-  const VectorAdd add{host_a_.as<const std::uint32_t>(), host_b_.as<const std::uint32_t>(), host_c_.as<std::uint32_t>()};
+  const Repeat repeat{
+      .warmup = 1, .min_samples = config_.iterations, .max_samples = config_.iterations, .min_seconds = 0};
+  const VectorAdd add{host_a_.as<const std::uint32_t>(), host_b_.as<const std::uint32_t>(),
+                      host_c_.as<std::uint32_t>()};
   return time_host_work(repeat, {.prepare = [&] { poison_on_host(host_c_.data(), host_c_.bytes()); },
-                                 .work = [&] {
-                                   parallel_ranges(static_cast<std::int64_t>(config_.elements), words_per_host_thread,
-                                                   [&](std::int64_t first, std::int64_t end) {
-                                                     for (std::int64_t i = first; i < end; ++i) add(i);
-                                                   });
-                                 },
+                                 .work =
+                                     [&] {
+                                       parallel_ranges(static_cast<std::int64_t>(config_.elements),
+                                                       words_per_host_thread,
+                                                       [&](std::int64_t first, std::int64_t end) {
+                                                         for (std::int64_t i = first; i < end; ++i) add(i);
+                                                       });
+                                     },
                                  .check = sum_check("cpu")});
 }
 
@@ -166,7 +172,8 @@ Trace OverlapBench::trace(const Split& split) {
 
   const std::size_t streams = streams_for(split);
   Trace t;
-  t.process = fmt::format("ferry overlap: {} sub-buffers on {} streams, device {}", split.parts.size(), streams, config_.device);
+  t.process = fmt::format("ferry overlap: {} sub-buffers on {} streams, device {}", split.parts.size(), streams,
+                          config_.device);
   for (std::size_t i = 0; i < streams; ++i) t.lanes.push_back(fmt::format("stream {}", i));
   static constexpr const char* step_name[] = {"H2D a", "H2D b", "add", "D2H c"};
   static constexpr const char* step_category[] = {"H2D", "H2D", "kernel", "D2H"};

@@ -48,21 +48,23 @@ void validate(Backend& backend, const OverlapConfig& config) {
   for (int k : config.splits)
     if (k < 1 || k > 65536) throw UsageError(fmt::format("--splits must be 1..65536, not {}", k));
   if (config.min_split_bytes == 0) throw UsageError("--min-split must be at least 1 byte");
-  if (config.streams < 1 || config.streams > 64) throw UsageError(fmt::format("--streams must be 1..64, not {}", config.streams));
+  if (config.streams < 1 || config.streams > 64)
+    throw UsageError(fmt::format("--streams must be 1..64, not {}", config.streams));
   if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (config.host != MemoryKind::pinned && config.host != MemoryKind::pageable)
     throw UsageError("--host must be pinned or pageable");
   if (!config.corrupt_row.empty()) {
     const std::vector<std::string> rows = row_names(config);
     if (std::find(rows.begin(), rows.end(), config.corrupt_row) == rows.end())
-      throw UsageError(fmt::format("{}='{}' names no row this overlap run measures: it accepts {}", corrupt_output_variable,
-                                   config.corrupt_row, join(rows, ", ", [](const std::string& r) { return r; })));
+      throw UsageError(fmt::format("{}='{}' names no row this overlap run measures: it accepts {}",
+                                   corrupt_output_variable, config.corrupt_row,
+                                   join(rows, ", ", [](const std::string& r) { return r; })));
   }
 
   const std::uint64_t needed = 3 * config.vector_bytes();
   if (needed > status.free_bytes)
-    throw UsageError(fmt::format("a, b and c need {} on device {}, which has {} free: lower --size", format_bytes(needed),
-                                 config.device, format_bytes(status.free_bytes)));
+    throw UsageError(fmt::format("a, b and c need {} on device {}, which has {} free: lower --size",
+                                 format_bytes(needed), config.device, format_bytes(status.free_bytes)));
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && needed > host_bytes / 2)
     throw UsageError(fmt::format("a, b and c need {} of host memory; this host has {}, and ferry keeps half of it free",

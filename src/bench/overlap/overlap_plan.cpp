@@ -43,7 +43,9 @@ Plan plan_run(const OverlapConfig& config) {
   if (config.want_trace)  // the k is the best one measured, known only then
     p.steps.push_back({.what = "trace: one more pipelined run at the best k, an event around every step",
                        .repeat = {0, 1, 1, 0},
-                       .sample = {.link_bytes = 3 * v, .device_bytes = 6 * v, .host_bytes = checked,
+                       .sample = {.link_bytes = 3 * v,
+                                  .device_bytes = 6 * v,
+                                  .host_bytes = checked,
                                   .waits = 6.0 * static_cast<double>(best_parts)}});
   return p;
 }

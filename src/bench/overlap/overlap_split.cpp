@@ -15,7 +15,8 @@ Split split_vector(std::uint64_t elements, int k, std::uint64_t min_bytes) {
 
   Split s;
   s.requested = k;
-  for (std::uint64_t first = 0; first < elements; first += part) s.parts.push_back({first, std::min(part, elements - first)});
+  for (std::uint64_t first = 0; first < elements; first += part)
+    s.parts.push_back({first, std::min(part, elements - first)});
   s.clamped = static_cast<int>(s.parts.size()) < k && round_up(wanted) < part_bytes;
   return s;
 }

@@ -29,7 +29,8 @@ Params config_params(const StreamConfig& config) {
 }
 
 const MeasuredPoint* find_offload(const std::vector<MeasuredPoint>& points) {
-  const auto it = std::find_if(points.begin(), points.end(), [](const MeasuredPoint& p) { return p.point.design == Design::offload; });
+  const auto it = std::find_if(points.begin(), points.end(),
+                               [](const MeasuredPoint& p) { return p.point.design == Design::offload; });
   return it == points.end() ? nullptr : &*it;
 }
 
@@ -77,7 +78,8 @@ void add_summary(WorkloadResult& result, const std::vector<MeasuredPoint>& point
     const MeasuredPoint* fastest = nullptr;
     for (const auto& p : points) {
       if (!fastest || p.throughput.value() > fastest->throughput.value()) fastest = &p;
-      if (p.throughput.value() >= 0.9 * best_Bps && (!lowest || p.latency.value() < lowest->latency.value())) lowest = &p;
+      if (p.throughput.value() >= 0.9 * best_Bps && (!lowest || p.latency.value() < lowest->latency.value()))
+        lowest = &p;
     }
     result.notes.push_back(fmt::format(
         "lowest latency at >= 90% of the best throughput: {}: median {:.2f} us, {:.0f}x lower than offload's {:.2f} ms, "
@@ -101,10 +103,11 @@ void add_flag_comparison(WorkloadResult& result, const std::vector<MeasuredPoint
   for (const auto& p : points)
     if (p.point.design != Design::offload && (!chosen || before(p, *chosen))) chosen = &p;
   if (!chosen) return;
-  result.notes.push_back(fmt::format("lowest latency at the smallest chunk: {}: median {:.2f} us = {:.2f}x the flag round "
-                                     "trip ({:.2f} us, {})",
-                                     point_name(chosen->point), to_us(chosen->latency.value()),
-                                     chosen->latency.value() / flag_s, to_us(flag_s), profile_origin));
+  result.notes.push_back(
+      fmt::format("lowest latency at the smallest chunk: {}: median {:.2f} us = {:.2f}x the flag round "
+                  "trip ({:.2f} us, {})",
+                  point_name(chosen->point), to_us(chosen->latency.value()), chosen->latency.value() / flag_s,
+                  to_us(flag_s), profile_origin));
 }
 
 }  // namespace
@@ -116,8 +119,9 @@ WorkloadResult run(Backend& backend, const Machine& machine, const StreamConfig&
   result.workload = "stream";
   result.config = config_params(config);
   std::vector<MeasuredPoint> measured = measure_sweep(backend, machine, config, profile, progress, result);
-  result.sections.push_back({"summary", "Designs side by side (the seed's table): each at its lowest-latency point that keeps "
-                                        ">= 90% of the best throughput, else at its highest throughput"});
+  result.sections.push_back({"summary",
+                             "Designs side by side (the seed's table): each at its lowest-latency point that keeps "
+                             ">= 90% of the best throughput, else at its highest throughput"});
   // A point whose output arrived wrong is no answer: the summary and its notes choose among the others.
   std::vector<MeasuredPoint> intact;
   std::copy_if(measured.begin(), measured.end(), std::back_inserter(intact), [](const MeasuredPoint& p) {

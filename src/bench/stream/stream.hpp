@@ -34,11 +34,11 @@ struct StreamConfig {
   std::vector<std::uint64_t> chunk_bytes;  // the sweep; offload always moves the whole stream at once
   std::vector<int> depths{4};              // chunks in flight at once (k-deep buffering)
   int stages = 3;
-  double flops_per_byte = 1;               // per stage; rounded to whole multiply-adds per word
-  int iterations = 3;                      // timed passes over the whole stream, after a warm-up
-  std::uint64_t warmup_chunks = 64;        // chunks streamed untimed before each point
-  int persistent_teams = 0;                // persistent teams, each a slice of every chunk; 0: from the chunk size and the device
-  bool chunk_sweep_given = false;          // the user chose the chunks: a chunk larger than the stream is an error
+  double flops_per_byte = 1;         // per stage; rounded to whole multiply-adds per word
+  int iterations = 3;                // timed passes over the whole stream, after a warm-up
+  std::uint64_t warmup_chunks = 64;  // chunks streamed untimed before each point
+  int persistent_teams = 0;  // persistent teams, each a slice of every chunk; 0: from the chunk size and the device
+  bool chunk_sweep_given = false;  // the user chose the chunks: a chunk larger than the stream is an error
   // How long a wait may last before the run is stuck: a kernel's team gives up
   // after it, and the host, where a team could give up first, after twice it.
   double timeout_s = 10;

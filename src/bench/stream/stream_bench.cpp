@@ -72,7 +72,8 @@ void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed) {
   });
 }
 
-std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds) {
+std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages,
+                            int rounds) {
   std::atomic<std::uint64_t> wrong{0};
   parallel_ranges(static_cast<std::int64_t>(count), words_per_host_thread, [&](std::int64_t first, std::int64_t end) {
     std::uint64_t mine = 0;
@@ -127,7 +128,7 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   struct Slot {
     std::unique_ptr<Stream> stream;
     std::unique_ptr<Event> done;  // none for zerocopy: its chunks raise a flag
-    Buffer a, b;  // device buffers: the chunk, and the pipeline's second buffer
+    Buffer a, b;                  // device buffers: the chunk, and the pipeline's second buffer
   };
   const DesignInfo& design = design_info(point.design);
   const bool zerocopy = !design.copies_by_engine;  // the SMs move the chunk over mapped memory and raise its flag
@@ -164,10 +165,16 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
     if (zerocopy) {
       const std::uint64_t k = c % slots.size();
       const std::uint64_t teams =
-          std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1, most_teams_a_chunk);
-      const ZeroCopyChunk kernel{input_view + first_quad, output_view + first_quad, quads, {0, stages, rounds},
-                                 finished_teams.as<std::uint64_t>() + k, finished_chunks->device().done + k * flag_stride,
-                                 c + 1, slot_teams[k]};
+          std::clamp<std::uint64_t>((quads + zero_copy_quads_per_team - 1) / zero_copy_quads_per_team, 1,
+                                    most_teams_a_chunk);
+      const ZeroCopyChunk kernel{input_view + first_quad,
+                                 output_view + first_quad,
+                                 quads,
+                                 {0, stages, rounds},
+                                 finished_teams.as<std::uint64_t>() + k,
+                                 finished_chunks->device().done + k * flag_stride,
+                                 c + 1,
+                                 slot_teams[k]};
       launch_zero_copy_chunk(stream, kernel, static_cast<int>(teams));
       slot_teams[k] += teams;
       return;
@@ -190,10 +197,12 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   // Chunk c is visible once its slot's event completed, or for zero-copy once the slot's flag shows it.
   auto await = [&](std::uint64_t c) {
     const std::uint64_t k = c % slots.size();
-    if (zerocopy) wait_for_flag(finished_chunks->host().done + k * flag_stride, c + 1, config_.timeout_s, design.name, c);
+    if (zerocopy)
+      wait_for_flag(finished_chunks->host().done + k * flag_stride, c + 1, config_.timeout_s, design.name, c);
     else slots[k].done->synchronize();
   };
-  Pass pass = closed_loop(chunks, slots.size(), [&](std::uint64_t c) { enqueue(c, slots[c % slots.size()]); }, await);
+  Pass pass = closed_loop(
+      chunks, slots.size(), [&](std::uint64_t c) { enqueue(c, slots[c % slots.size()]); }, await);
   for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its kernel ends
   return pass;
 }

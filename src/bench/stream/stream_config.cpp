@@ -54,7 +54,8 @@ void parse_unseen_flag(std::string_view text, StreamConfig& config) {
     throw malformed();
   }
   const std::string_view chunk = text.substr(at + 1);
-  config.unseen_flag.chunk = chunk == "0" ? 0 : static_cast<std::uint64_t>(parse_positive_count(chunk, unseen_flag_variable));
+  config.unseen_flag.chunk =
+      chunk == "0" ? 0 : static_cast<std::uint64_t>(parse_positive_count(chunk, unseen_flag_variable));
 }
 
 void parse_corrupt_output(std::string_view text, StreamConfig& config) {
@@ -91,12 +92,15 @@ void validate_corrupt_output(const StreamConfig& config, const Capabilities& cap
   for (Design design : config.designs) {
     std::vector<std::uint64_t> chunks;
     for (const Point& p : points)
-      if (p.design == design && std::find(chunks.begin(), chunks.end(), p.chunk_bytes) == chunks.end()) chunks.push_back(p.chunk_bytes);
-    if (!chunks.empty()) measured.push_back(fmt::format("{} at {}", to_string(design), join(chunks, ", ", format_bytes)));
+      if (p.design == design && std::find(chunks.begin(), chunks.end(), p.chunk_bytes) == chunks.end())
+        chunks.push_back(p.chunk_bytes);
+    if (!chunks.empty())
+      measured.push_back(fmt::format("{} at {}", to_string(design), join(chunks, ", ", format_bytes)));
   }
   throw UsageError(fmt::format("{} names {} at {}, which this run does not measure: it accepts DESIGN@CHUNK of {}",
                                corrupt_output_variable, to_string(*hook.design), format_bytes(hook.chunk_bytes),
-                               measured.empty() ? std::string("nothing") : join(measured, "; ", [](const std::string& s) { return s; })));
+                               measured.empty() ? std::string("nothing")
+                                                : join(measured, "; ", [](const std::string& s) { return s; })));
 }
 
 }  // namespace
@@ -117,7 +121,8 @@ void validate(Backend& backend, const StreamConfig& config) {
   }
   for (int depth : config.depths)
     if (depth < 1) throw UsageError(fmt::format("--depth must be at least 1, not {}", depth));
-  if (config.stages < 1 || config.stages > 64) throw UsageError(fmt::format("--stages must be 1..64, not {}", config.stages));
+  if (config.stages < 1 || config.stages > 64)
+    throw UsageError(fmt::format("--stages must be 1..64, not {}", config.stages));
   if (config.iterations < 1) throw UsageError("--iterations must be at least 1");
   if (config.persistent_teams < 0 || config.persistent_teams > 1024)
     throw UsageError(fmt::format("--teams must be 1..1024, not {}", config.persistent_teams));
@@ -127,11 +132,14 @@ void validate(Backend& backend, const StreamConfig& config) {
   // The most device memory one point holds at once.
   const std::uint64_t chunk = std::min(config.chunk_bytes.back(), config.total_bytes);
   const std::uint64_t depth = static_cast<std::uint64_t>(*std::max_element(config.depths.begin(), config.depths.end()));
-  std::uint64_t needed = std::min<std::uint64_t>(config.total_bytes, 256ull << 20) * 2;  // the compute ceiling's buffers
-  for (Design d : config.designs) needed = std::max(needed, design_info(d).device_bytes(chunk, depth, config.total_bytes));
+  std::uint64_t needed =
+      std::min<std::uint64_t>(config.total_bytes, 256ull << 20) * 2;  // the compute ceiling's buffers
+  for (Design d : config.designs)
+    needed = std::max(needed, design_info(d).device_bytes(chunk, depth, config.total_bytes));
   if (needed > status.free_bytes)
-    throw UsageError(fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
-                                 format_bytes(needed), config.device, format_bytes(status.free_bytes)));
+    throw UsageError(
+        fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
+                    format_bytes(needed), config.device, format_bytes(status.free_bytes)));
   validate_corrupt_output(config, backend.capabilities());
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && 2 * config.total_bytes > host_bytes)

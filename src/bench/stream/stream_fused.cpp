@@ -19,8 +19,8 @@ constexpr std::uint64_t quads_per_team = 1024;
 }  // namespace
 
 int StreamBench::fused_teams_per_group(std::uint64_t chunk_bytes, int groups, int resident) const {
-  const auto wanted = static_cast<int>(std::min<std::uint64_t>(
-      1 << 20, (chunk_bytes / quad_bytes + quads_per_team - 1) / quads_per_team));
+  const auto wanted = static_cast<int>(
+      std::min<std::uint64_t>(1 << 20, (chunk_bytes / quad_bytes + quads_per_team - 1) / quads_per_team));
   // Two teams per multiprocessor at most: more only add pollers.
   const int most = std::min(resident, 2 * multiprocessors_) / groups;
   return std::clamp(wanted, 1, std::max(1, most));

@@ -27,12 +27,13 @@ struct FusedStream {
   int teams_per_group;
   std::uint64_t chunk_quads;
   std::uint64_t total_quads;
-  const Quad* input;               // mapped host memory
-  Quad* output;                    // mapped host memory
-  const std::uint64_t* doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
-  std::uint64_t* done;             // mapped, flag_stride apart, per slot and team: the latest chunk number the team finished there
-  std::uint64_t* relay;            // device memory, one per group: the chunk number its first team saw rung, or shutdown_bit
-  std::uint64_t* failure;          // mapped: 1 + the team that gave up waiting, else no_failure
+  const Quad* input;  // mapped host memory
+  Quad* output;       // mapped host memory
+  const std::uint64_t*
+      doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
+  std::uint64_t* done;  // mapped, flag_stride apart, per slot and team: the latest chunk number the team finished there
+  std::uint64_t* relay;    // device memory, one per group: the chunk number its first team saw rung, or shutdown_bit
+  std::uint64_t* failure;  // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
 
   // Quads a thread reads before it writes them while other chunks are in
@@ -105,13 +106,14 @@ struct PoolStream {
   std::uint64_t chunks;
   std::uint64_t chunk_quads;
   std::uint64_t total_quads;
-  const Quad* input;               // mapped host memory
-  Quad* output;                    // mapped host memory
-  const std::uint64_t* doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
-  std::uint64_t* done;             // mapped, flag_stride apart: the latest chunk number finished in the slot
-  std::uint64_t* released;         // device memory: chunks released so far, or shutdown_bit
-  std::uint64_t* past;             // device memory, per worker flag_stride apart: the worker is done with every chunk before this
-  std::uint64_t* failure;          // mapped: 1 + the team that gave up waiting, else no_failure
+  const Quad* input;  // mapped host memory
+  Quad* output;       // mapped host memory
+  const std::uint64_t*
+      doorbells;  // mapped, flag_stride apart: the latest chunk number (c + 1) released into the slot, or shutdown_bit
+  std::uint64_t* done;      // mapped, flag_stride apart: the latest chunk number finished in the slot
+  std::uint64_t* released;  // device memory: chunks released so far, or shutdown_bit
+  std::uint64_t* past;  // device memory, per worker flag_stride apart: the worker is done with every chunk before this
+  std::uint64_t* failure;  // mapped: 1 + the team that gave up waiting, else no_failure
   std::uint64_t timeout_ns;
 
   // Reads this many doorbells before it looks at any: a load whose value is
@@ -146,7 +148,8 @@ struct PoolStream {
   FERRY_HD bool has_quads(std::uint64_t c, std::uint64_t first, std::uint64_t count, std::uint64_t lanes) const {
     const std::uint64_t length = chunk_end(c) - c * chunk_quads;
     if (length >= lanes) return true;
-    const std::uint64_t from = (c * chunk_quads) % lanes, to = from + length;  // the chunk's lanes: [from, to) mod lanes
+    const std::uint64_t from = (c * chunk_quads) % lanes,
+                        to = from + length;  // the chunk's lanes: [from, to) mod lanes
     return (from < first + count && first < to) || (to > lanes && first < to - lanes);
   }
 
@@ -200,7 +203,8 @@ struct PoolStream {
       std::uint64_t seen[counts_at_once];
       FERRY_UNROLL
       for (int k = 0; k < counts_at_once; ++k)
-        seen[k] = w0 + k < workers ? load_relaxed_device(past + static_cast<std::uint64_t>(w0 + k) * flag_stride) : chunks;
+        seen[k] =
+            w0 + k < workers ? load_relaxed_device(past + static_cast<std::uint64_t>(w0 + k) * flag_stride) : chunks;
       FERRY_UNROLL
       for (int k = 0; k < counts_at_once; ++k) least = seen[k] < least ? seen[k] : least;
     }
@@ -213,7 +217,8 @@ struct PoolStream {
       if (const std::uint64_t least = all_past(); least > c) {
         fence_acquire_device();
         fence_release_system();  // every worker's writes of chunks [c, least) reach the host before their flags
-        for (; c < least; ++c) store_relaxed_system(done + (c % static_cast<std::uint64_t>(slots)) * flag_stride, c + 1);
+        for (; c < least; ++c)
+          store_relaxed_system(done + (c % static_cast<std::uint64_t>(slots)) * flag_stride, c + 1);
         since = 0;
         polls = 0;
         continue;

@@ -58,8 +58,8 @@ Pass StreamBench::graph_ring(const Point& point, std::uint64_t chunks) {
   };
   // Chunk c is its slot's (c / slots + 1)-th.
   auto await = [&](std::uint64_t c) {
-    wait_for_flag(flags.host().done + (c % slots.size()) * flag_stride, c / slots.size() + 1,
-                  config_.timeout_s, "graph", c);
+    wait_for_flag(flags.host().done + (c % slots.size()) * flag_stride, c / slots.size() + 1, config_.timeout_s,
+                  "graph", c);
   };
   Pass pass = closed_loop(chunks, slots.size(), hand_over, await);
   for (Slot& s : slots) s.stream->synchronize();  // a flag comes just before its graph ends

@@ -28,7 +28,9 @@ FERRY_HD inline std::uint32_t input_word(std::uint64_t i, std::uint64_t seed) {
 // One stage of the per-element function: `rounds` 32-bit multiply-adds (two
 // operations each). Integer arithmetic, so the GPU and the host agree bit for bit,
 // and each stage adds a different constant, so a skipped stage cannot pass.
-FERRY_HD inline std::uint32_t stage_constant(int stage) { return 0x7F4A7C15u * static_cast<std::uint32_t>(stage + 1) | 1u; }
+FERRY_HD inline std::uint32_t stage_constant(int stage) {
+  return 0x7F4A7C15u * static_cast<std::uint32_t>(stage + 1) | 1u;
+}
 
 FERRY_HD inline std::uint32_t stage_round(std::uint32_t x, std::uint32_t add) { return x * 0x9E3779B1u + add; }
 
@@ -128,7 +130,8 @@ struct ZeroCopyChunk {
       // The last team is the one that brings the slot's count to its total, not a multiple of this
       // chunk's teams: a short last chunk has fewer teams than the chunks before it.
       const std::uint64_t before = increment_acq_rel_system(finished_teams);
-      if (before + 1 == teams_before + static_cast<std::uint64_t>(team.count())) store_release_system(done, chunk_number);
+      if (before + 1 == teams_before + static_cast<std::uint64_t>(team.count()))
+        store_release_system(done, chunk_number);
     }
   }
 };

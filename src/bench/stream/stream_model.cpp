@@ -99,11 +99,13 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
   std::vector<double> needed = {compute_Bps, design.launched_once ? p.flag_round_trip_s : p.launch_and_sync_s};
   if (engine) needed.insert(needed.end(), {p.h2d_Bps, p.d2h_Bps, p.bidirectional_Bps});
   else needed.insert(needed.end(), {p.zero_copy_read_Bps, p.zero_copy_write_Bps, p.bidirectional_Bps});
-  if (std::any_of(needed.begin(), needed.end(), [](double v) { return !(v > 0); })) return {};  // the profile lacks a figure
+  if (std::any_of(needed.begin(), needed.end(), [](double v) { return !(v > 0); }))
+    return {};  // the profile lacks a figure
 
   const double in_flight = point.depth * chunk;
   const Limit both_ways = link_both_ways(p, engine, chunk);
-  const double copies_s = p.copy_engine_latency_h2d_s + p.copy_engine_latency_d2h_s + chunk / p.h2d_Bps + chunk / p.d2h_Bps;
+  const double copies_s =
+      p.copy_engine_latency_h2d_s + p.copy_engine_latency_d2h_s + chunk / p.h2d_Bps + chunk / p.d2h_Bps;
   const ChunkPath path = design.path({.link = p,
                                       .config = config,
                                       .chunk = chunk,
@@ -113,9 +115,11 @@ Prediction predict(const Point& point, const StreamConfig& config, const Ceiling
 
   std::vector<Limit> limits = {both_ways, {compute_Bps, "compute"}};
   if (path.host_calls > 0 && p.launch_per_kernel_s > 0)
-    limits.push_back({chunk / (path.host_calls * p.launch_per_kernel_s),
-                      path.host_limit.empty() ? fmt::format("host: {:g} calls per chunk", path.host_calls) : path.host_limit});
-  const Limit ceiling = *std::min_element(limits.begin(), limits.end(), [](const Limit& a, const Limit& b) { return a.Bps < b.Bps; });
+    limits.push_back(
+        {chunk / (path.host_calls * p.launch_per_kernel_s),
+         path.host_limit.empty() ? fmt::format("host: {:g} calls per chunk", path.host_calls) : path.host_limit});
+  const Limit ceiling =
+      *std::min_element(limits.begin(), limits.end(), [](const Limit& a, const Limit& b) { return a.Bps < b.Bps; });
 
   Prediction out;
   out.path_s = path.fixed_s + path.moving_s;

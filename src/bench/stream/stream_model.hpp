@@ -35,7 +35,7 @@ struct ChunkPath {
   double fixed_s = 0;
   double moving_s = 0;
   std::string what = {};
-  double host_calls = 0;   // the host's calls per chunk, each a launch's cost; 0: none
+  double host_calls = 0;        // the host's calls per chunk, each a launch's cost; 0: none
   std::string host_limit = {};  // the ceiling those calls set, named; empty: "host: N calls per chunk"
 };
 

@@ -91,7 +91,8 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
 
   auto completed_now = [&] {
     std::uint64_t least = ~0ull;
-    for (int b = 0; b < teams; ++b) least = std::min(least, load_acquire_system(flags.done + b * flag_stride) & ~shutdown_bit);
+    for (int b = 0; b < teams; ++b)
+      least = std::min(least, load_acquire_system(flags.done + b * flag_stride) & ~shutdown_bit);
     return least;
   };
 
@@ -112,7 +113,8 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
     const std::uint64_t now_completed = completed_now();
     if (now_completed > completed) {
       last_visible = HostClock::now();
-      for (std::uint64_t c = completed; c < now_completed; ++c) pass.latency_s[c] = seconds_between(ready[c], last_visible);
+      for (std::uint64_t c = completed; c < now_completed; ++c)
+        pass.latency_s[c] = seconds_between(ready[c], last_visible);
       completed = now_completed;
       progress_at = last_visible;
       continue;
@@ -136,8 +138,9 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   shutdown.now();
   for (int b = 0; b < teams; ++b)
     if (load_acquire_system(flags.done + b * flag_stride) != (chunks | shutdown_bit))
-      throw RuntimeFailure(fmt::format("persistent pipeline: the shutdown message did not reach the consumer of team {}{}", b,
-                                       with_cause(first_to_give_up(flags.failures, teams, stages))));
+      throw RuntimeFailure(
+          fmt::format("persistent pipeline: the shutdown message did not reach the consumer of team {}{}", b,
+                      with_cause(first_to_give_up(flags.failures, teams, stages))));
   return pass;
 }
 

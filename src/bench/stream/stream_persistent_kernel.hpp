@@ -82,7 +82,7 @@ struct PersistentPipeline {
   int stages;
   int teams;
   int rounds;
-  int ring_slots;                 // at most most_ring_slots
+  int ring_slots;  // at most most_ring_slots
   std::uint64_t batch_quads;
   std::uint64_t chunk_quads;
   std::uint64_t total_quads;
@@ -91,7 +91,8 @@ struct PersistentPipeline {
   const std::uint64_t* doorbell;  // mapped: chunks the host has released, | shutdown_bit at the end
   std::uint64_t* relay;           // device memory: the doorbell as team 0 saw it, for the other teams
   std::uint64_t* done;            // mapped: per team (flag_stride apart), chunks written to the host, | shutdown_bit
-  std::uint64_t* failure;         // mapped: per role and team (role x teams + b, flag_stride apart), 1 + the chunk it gave up on
+  std::uint64_t*
+      failure;  // mapped: per role and team (role x teams + b, flag_stride apart), 1 + the chunk it gave up on
   std::uint64_t timeout_ns;
   // Test hook (FERRY_FAULT_UNSEEN_FLAG): role unseen_role of team 0 never sees chunk unseen_chunk arrive.
   int unseen_role = -1;
@@ -149,7 +150,8 @@ struct PersistentPipeline {
       if (b == 0) {
         wait = wait_past<true>(doorbell, c, timeout_ns);
         // Released chunks, or all of them and the shutdown message: a team a chunk behind still goes.
-        if (wait != Wait::timed_out && teams > 1) store_release_device(relay, wait == Wait::go ? c + 1 : c | shutdown_bit);
+        if (wait != Wait::timed_out && teams > 1)
+          store_release_device(relay, wait == Wait::go ? c + 1 : c | shutdown_bit);
       } else {
         wait = wait_past<false>(relay, c, timeout_ns);
       }
@@ -173,7 +175,8 @@ struct PersistentPipeline {
     auto* head = reinterpret_cast<std::uint64_t*>(team.shared());
     std::uint64_t* step_count = head + n % static_cast<std::uint64_t>(ring_slots);
     std::uint64_t* shutdown_batch = head + most_ring_slots;
-    Quad* slot = reinterpret_cast<Quad*>(team.shared() + head_bytes) + (n % static_cast<std::uint64_t>(ring_slots)) * batch_quads;
+    Quad* slot = reinterpret_cast<Quad*>(team.shared() + head_bytes) +
+                 (n % static_cast<std::uint64_t>(ring_slots)) * batch_quads;
     const std::uint64_t turn = n / static_cast<std::uint64_t>(ring_slots);
     const std::uint64_t my_step = turn * static_cast<std::uint64_t>(roles()) + static_cast<std::uint64_t>(role);
 
@@ -216,7 +219,9 @@ struct PersistentPipeline {
     std::uint64_t n = 0;  // batches this team has sent down the chain
     for (std::uint64_t c = 0;; ++c) {
       const std::uint64_t first = c * chunk_quads;
-      const std::uint64_t quads = first >= total_quads ? 0 : total_quads - first < chunk_quads ? total_quads - first : chunk_quads;
+      const std::uint64_t quads = first >= total_quads                ? 0
+                                  : total_quads - first < chunk_quads ? total_quads - first
+                                                                      : chunk_quads;
       const Slice slice = team_slice(quads, b, teams);
       const std::uint64_t length = slice.hi - slice.lo;
       const std::uint64_t batches = length == 0 ? 1 : (length + batch_quads - 1) / batch_quads;

@@ -52,7 +52,8 @@ std::vector<Point> points_of(const StreamConfig& config, const Capabilities& cap
       continue;
     }
     for (std::uint64_t chunk : config.chunk_bytes) {
-      if (chunk > config.total_bytes) continue;  // only a default sweep reaches here with one; validate() rejects a chosen one
+      if (chunk > config.total_bytes)
+        continue;  // only a default sweep reaches here with one; validate() rejects a chosen one
       for (int depth : config.depths) points.push_back({d, chunk, depth});
     }
   }
@@ -61,14 +62,16 @@ std::vector<Point> points_of(const StreamConfig& config, const Capabilities& cap
 
 namespace {
 
-MeasuredPoint measure_point(StreamBench& bench, const Point& point, const StreamConfig& config, const Ceilings& ceilings) {
+MeasuredPoint measure_point(StreamBench& bench, const Point& point, const StreamConfig& config,
+                            const Ceilings& ceilings) {
   PointMeasurement m = bench.measure(point);
   const Prediction model = predict(point, config, ceilings);
   const Params params = {{"design", std::string(to_string(point.design))},
                          {"chunk bytes", static_cast<std::int64_t>(point.chunk_bytes)},
                          {"depth", point.depth}};
-  const std::string wrong =
-      m.check == Check::failed ? fmt::format("{} of {} words wrong", m.wrong_words, config.total_bytes / 4 * config.iterations) : "";
+  const std::string wrong = m.check == Check::failed ? fmt::format("{} of {} words wrong", m.wrong_words,
+                                                                   config.total_bytes / 4 * config.iterations)
+                                                     : "";
 
   MeasuredPoint out{point, {}, {}};
   out.latency.section = "latency";
@@ -115,19 +118,22 @@ Ceilings measure_ceilings(Backend& backend, const StreamConfig& config, const mo
   // Out of place, so every sample computes from the same input and the last one can be checked.
   auto time_stages = [&](int stage_count) {
     const StageKernel kernel{in.as<const Quad>(), out.as<Quad>(), 0, stage_count, rounds};
-    Trial trial{.prepare = [&] {
-                  stream->fill(out.data(), poison_byte, bytes);
-                  stream->synchronize();
-                },
+    Trial trial{.prepare =
+                    [&] {
+                      stream->fill(out.data(), poison_byte, bytes);
+                      stream->synchronize();
+                    },
                 .enqueue = [&](Stream& s) { launch_stages(s, kernel, quads); },
-                .check = [&] {
-                  stream->copy(host.data(), out.data(), bytes);
-                  stream->synchronize();
-                  return wrong_outputs(words, bytes / 4, seed, stage_count, rounds) == 0;
-                }};
+                .check =
+                    [&] {
+                      stream->copy(host.data(), out.data(), bytes);
+                      stream->synchronize();
+                      return wrong_outputs(words, bytes / 4, seed, stage_count, rounds) == 0;
+                    }};
     Row row;
     row.section = "compute";
-    row.params = {{"kernel", stage_count == 1 ? std::string("one stage") : fmt::format("all {} stages in one", stage_count)},
+    row.params = {{"kernel",
+                   stage_count == 1 ? std::string("one stage") : fmt::format("all {} stages in one", stage_count)},
                   {"bytes", static_cast<std::int64_t>(bytes)},
                   {"operations per byte", 0.5 * rounds * stage_count}};
     row.metric = Metric::rate;
@@ -162,7 +168,9 @@ Plan plan_run(const StreamConfig& config, const Capabilities& capabilities) {
   Plan p;
   const std::vector<Point> points = points_of(config, capabilities, p.skipped);
   const double ceiling_bytes = static_cast<double>(std::min<std::uint64_t>(config.total_bytes, 256ull << 20));
-  const SampleWork stages{.device_bytes = 2 * ceiling_bytes * config.stages, .host_bytes = 2 * ceiling_bytes, .waits = 1};
+  const SampleWork stages{.device_bytes = 2 * ceiling_bytes * config.stages,
+                          .host_bytes = 2 * ceiling_bytes,
+                          .waits = 1};
   p.steps.push_back({.what = "compute ceiling of the stage kernels",
                      .repeat = {2, 5, 20, 0.05},
                      .sample = stages,

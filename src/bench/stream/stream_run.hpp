@@ -62,7 +62,7 @@ class ShutdownOnExit {
 class MappedFlags {
  public:
   MappedFlags(Backend& backend, FlagLayout layout);
-  FlagWords host() const { return layout_.at(words_.as<std::uint64_t>()); }             // as the host rings and polls them
+  FlagWords host() const { return layout_.at(words_.as<std::uint64_t>()); }  // as the host rings and polls them
   FlagWords device() const { return layout_.at(words_.device_view_as<std::uint64_t>()); }  // as the kernel reaches them
 
  private:
@@ -77,7 +77,8 @@ ShutdownOnExit shutdown_by_doorbells(std::uint64_t* doorbells, int slots, Stream
 // The stream's input words for one seed, and the count of output words that
 // differ from the host's own computation of them: on host threads.
 void fill_input(std::uint32_t* words, std::uint64_t count, std::uint64_t seed);
-std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages, int rounds);
+std::uint64_t wrong_outputs(const std::uint32_t* words, std::uint64_t count, std::uint64_t seed, int stages,
+                            int rounds);
 
 // One configuration the run measures.
 struct Point {
@@ -138,8 +139,8 @@ class StreamBench {
 
  private:
   Pass stream_once(const Point& point, std::uint64_t chunks);
-  void prepare(std::uint64_t seed);                 // fresh input, poisoned output
-  void corrupt_one_word(const Point& point);        // the test hook, config.corrupt_output
+  void prepare(std::uint64_t seed);           // fresh input, poisoned output
+  void corrupt_one_word(const Point& point);  // the test hook, config.corrupt_output
   std::uint64_t wrong_words(std::uint64_t seed) const;
 
   Backend& backend_;

@@ -28,11 +28,13 @@ std::string describe(const MeasuredPoint& p) {
 }
 
 // What link allows within the latency, each way, and how near the best point that meets it comes.
-std::string ceiling_note(const model::DeviceProfile& profile, double latency_s, const std::vector<MeasuredPoint>& measured) {
+std::string ceiling_note(const model::DeviceProfile& profile, double latency_s,
+                         const std::vector<MeasuredPoint>& measured) {
   const LatencyCeiling sm = sm_ceiling_within(profile, latency_s);
   const LatencyCeiling engine = engine_ceiling_within(profile, latency_s);
   auto describe_ceiling = [](const LatencyCeiling& c, const char* who) {
-    if (!c.missing.empty()) return fmt::format("{}: the profile has no {} (`ferry probe -o` writes them)", who, c.missing);
+    if (!c.missing.empty())
+      return fmt::format("{}: the profile has no {} (`ferry probe -o` writes them)", who, c.missing);
     return c.Bps > 0 ? fmt::format("{} {:.2f} GB/s ({})", who, to_GBps(c.Bps), c.basis)
                      : fmt::format("{}: link measured nothing that fits", who);
   };
@@ -42,7 +44,8 @@ std::string ceiling_note(const model::DeviceProfile& profile, double latency_s, 
   for (const auto& p : measured)
     if (p.latency.check == Check::passed && p.latency.value() <= latency_s) best = std::max(best, p.throughput.value());
   const double ceiling = std::max(sm.Bps, engine.Bps);
-  if (ceiling > 0 && best > 0) note += fmt::format("; the best point within it reaches {:.0f}% of the higher", 100 * best / ceiling);
+  if (ceiling > 0 && best > 0)
+    note += fmt::format("; the best point within it reaches {:.0f}% of the higher", 100 * best / ceiling);
   return note;
 }
 
@@ -54,8 +57,10 @@ TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& c
   TuneOutcome out;
   WorkloadResult& result = out.result;
   result.workload = "stream";
-  const std::string goal = target.latency_s ? fmt::format("median latency <= {:.2f} us, then the most throughput", to_us(*target.latency_s))
-                                            : fmt::format("throughput >= {:.2f} GB/s, then the least latency", to_GBps(*target.throughput_Bps));
+  const std::string goal =
+      target.latency_s
+          ? fmt::format("median latency <= {:.2f} us, then the most throughput", to_us(*target.latency_s))
+          : fmt::format("throughput >= {:.2f} GB/s, then the least latency", to_GBps(*target.throughput_Bps));
   result.config = {
       {"tune", goal},
       {"designs", join(config.designs, ",", [](Design d) { return std::string(to_string(d)); })},
@@ -90,7 +95,7 @@ TuneOutcome tune(Backend& backend, const Machine& machine, const StreamConfig& c
           (!closest || (target.latency_s ? p.latency.value() < closest->latency.value()
                                          : p.throughput.value() > closest->throughput.value())))
         closest = &p;
-    result.notes.push_back(closest            ? fmt::format("no configuration met {}; closest: {}", goal, describe(*closest))
+    result.notes.push_back(closest ? fmt::format("no configuration met {}; closest: {}", goal, describe(*closest))
                            : measured.empty() ? fmt::format("no configuration met {}: nothing could be measured", goal)
                                               : fmt::format("no configuration met {}: none passed its check", goal));
   }

@@ -51,9 +51,7 @@ class TopoRun {
         continue;
       }
       switch (topology) {
-        case Topology::pair:
-          direct({{"pair one-way", Pattern::one_way}, {"pair both", Pattern::ring}}, 2);
-          break;
+        case Topology::pair: direct({{"pair one-way", Pattern::one_way}, {"pair both", Pattern::ring}}, 2); break;
         case Topology::ring: direct({{"ring", Pattern::ring}}, who_.count); break;
         case Topology::fully_connected: direct({{"fully-connected", Pattern::fully_connected}}, who_.count); break;
         case Topology::host_staged: host_staged(); break;
@@ -62,7 +60,8 @@ class TopoRun {
     }
     world_.stop_watching();
     // What was skipped, and why, is the same on every rank, so every rank refuses alike.
-    if (records_.empty() && matrix_.empty()) throw UsageError(nothing_measured("topo", "topology and transport", skipped_));
+    if (records_.empty() && matrix_.empty())
+      throw UsageError(nothing_measured("topo", "topology and transport", skipped_));
     if (world_.rank() != 0) {
       WorkloadResult share;
       share.workload = "topo";
@@ -87,11 +86,13 @@ class TopoRun {
 
   std::uint64_t area_for(int routes, std::uint64_t largest) const {
     return std::max(static_cast<std::uint64_t>(routes) * transport::slot_pitch(largest),
-                    static_cast<std::uint64_t>(config_.latency_exchanges) * transport::slot_pitch(config_.latency_bytes));
+                    static_cast<std::uint64_t>(config_.latency_exchanges) *
+                        transport::slot_pitch(config_.latency_bytes));
   }
 
   std::string members_text(const std::vector<Member>& members) const {
-    const bool one_host = std::all_of(members.begin(), members.end(), [&](const Member& m) { return m.host == members[0].host; });
+    const bool one_host =
+        std::all_of(members.begin(), members.end(), [&](const Member& m) { return m.host == members[0].host; });
     return join(members, ",", [&](const Member& m) {
       return one_host ? std::to_string(m.device) : fmt::format("{}:{}", m.host, m.device);
     });

@@ -49,9 +49,9 @@ struct TopoConfig {
   std::vector<int> devices;  // this process's: all of them in one process, one under mpirun
   std::vector<std::uint64_t> sizes = regular_sizes();
   int rounds = 100;
-  std::uint64_t matrix_bytes = 256ull << 20;  // the pairwise matrix's bandwidth message
-  std::uint64_t latency_bytes = 8;            // the pairwise matrix's ping-pong message
-  int latency_exchanges = 100;                // ping-pong exchanges in one latency round
+  std::uint64_t matrix_bytes = 256ull << 20;    // the pairwise matrix's bandwidth message
+  std::uint64_t latency_bytes = 8;              // the pairwise matrix's ping-pong message
+  int latency_exchanges = 100;                  // ping-pong exchanges in one latency round
   std::uint64_t highlighted_bytes = 512 << 10;  // the thesis' row for small messages
   transport::Options transport;
   std::uint64_t corrupt_bytes = 0;  // test hook: one byte of this size's message arrives wrong ...

@@ -51,8 +51,8 @@ std::vector<std::uint64_t> regular_sizes(std::uint64_t largest) {
 
 std::vector<std::uint64_t> irregular_sizes(std::uint64_t largest) {
   // Odd, so no transfer granularity divides them; near 1 KiB x 4^k, and one beside the highlighted 512 KiB.
-  static const std::vector<std::uint64_t> odd = {1001,     4099,     16411,    65537,    262147,   524289,
-                                                 1048583,  4194319,  16777259, 67108879, 268435399};
+  static const std::vector<std::uint64_t> odd = {1001,    4099,    16411,    65537,    262147,   524289,
+                                                 1048583, 4194319, 16777259, 67108879, 268435399};
   std::vector<std::uint64_t> sizes;
   for (std::uint64_t bytes : odd)
     if (bytes <= largest) sizes.push_back(bytes);

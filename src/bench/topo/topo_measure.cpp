@@ -52,8 +52,8 @@ Rounds RoundRunner::run_rounds(const ExchangePlan& plan, double per_exchange) {
     if (wrong > 0 && rounds.first_wrong_round < 0) rounds.first_wrong_round = r;
     rounds.wrong_words += static_cast<std::uint64_t>(wrong);
   }
-  world_.progressed(fmt::format("{} rounds of {} by {}", config_.rounds, format_bytes(plan.bytes),
-                                to_string(transport_.kind())));
+  world_.progressed(
+      fmt::format("{} rounds of {} by {}", config_.rounds, format_bytes(plan.bytes), to_string(transport_.kind())));
   return rounds;
 }
 

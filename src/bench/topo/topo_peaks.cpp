@@ -65,14 +65,14 @@ Peak direct_peak(const Machine& machine, Pattern pattern, const std::vector<int>
       sum += pair.Bps;
       if (const PeerFacts* f = facts_of(machine, from, to)) version = std::max(version, f->nvlink_version);
     }
-    const auto gpu = std::find_if(machine.gpus.begin(), machine.gpus.end(), [&](const GpuFacts& g) { return g.index == from; });
+    const auto gpu =
+        std::find_if(machine.gpus.begin(), machine.gpus.end(), [&](const GpuFacts& g) { return g.index == from; });
     const int own_links = gpu == machine.gpus.end() ? 0 : gpu->nvlinks;
     const double own = own_links * model::nvlink_Bps_per_link(version);
     if (own > 0 && own < sum)
-      per_device.push_back({own, fmt::format("{} x NVLink{} shared by {} peers", own_links, version,
-                                             devices.size() - 1)});
-    else
-      per_device.push_back({sum, fmt::format("the links to {} peers", devices.size() - 1)});
+      per_device.push_back(
+          {own, fmt::format("{} x NVLink{} shared by {} peers", own_links, version, devices.size() - 1)});
+    else per_device.push_back({sum, fmt::format("the links to {} peers", devices.size() - 1)});
   }
   return lowest(per_device);
 }
@@ -83,9 +83,9 @@ Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, d
   for (int device : devices) {
     const model::RatedLink pcie = model::gpu_pcie(machine, device);
     if (pcie.Bps <= 0 || host_Bps <= 0) return {};
-    per_device.push_back({1 / (2 / pcie.Bps + 1 / host_Bps),
-                          fmt::format("{} twice + host {:.1f} GB/s at {}", pcie.basis, to_GBps(host_Bps),
-                                      format_bytes(host_bytes))});
+    per_device.push_back(
+        {1 / (2 / pcie.Bps + 1 / host_Bps),
+         fmt::format("{} twice + host {:.1f} GB/s at {}", pcie.basis, to_GBps(host_Bps), format_bytes(host_bytes))});
   }
   return lowest(per_device);
 }
@@ -106,8 +106,7 @@ Peak link_peak(const std::vector<model::PeerProfile>& peers, Pattern pattern, co
     // Both ways at once: link's pair counts both directions' bytes.
     if (both_ways && p->bidirectional_Bps > 0)
       hops.push_back({p->bidirectional_Bps / 2, "link: copies both ways at once, per direction"});
-    else
-      hops.push_back({p->copy_Bps, "link: one-way peer copies"});
+    else hops.push_back({p->copy_Bps, "link: one-way peer copies"});
   }
   return lowest(hops);
 }

@@ -65,7 +65,8 @@ Plan plan_run(Backend& backend, World& world, const Machine& machine, const Topo
                        .sample = {.peer_bytes = moved, .host_bytes = 3 * moved, .waits = 2}};
   };
   auto variant = [&](const std::string& name, Pattern pattern, int n, Kind kind) {
-    p.steps.push_back({.what = fmt::format("{} by {}: opening", name, to_string(kind)), .repeat = {0, 0, 0, 0}, .setup_s = 0.05});
+    p.steps.push_back(
+        {.what = fmt::format("{} by {}: opening", name, to_string(kind)), .repeat = {0, 0, 0, 0}, .setup_s = 0.05});
     for (std::size_t s = 0; s < config.sizes.size(); ++s) {
       PlannedStep step = rounds(n, pattern, config.sizes[s]);
       step.what = fmt::format("{} by {}: {} rounds of {} (size {} of {})", name, to_string(kind), config.rounds,
@@ -95,9 +96,10 @@ Plan plan_run(Backend& backend, World& world, const Machine& machine, const Topo
       case Topology::host_staged: {
         const Pattern pattern = n == 2 ? Pattern::ring : Pattern::fully_connected;
         for (std::uint64_t bytes : host_step_sizes(config))
-          p.steps.push_back({.what = fmt::format("host-staged: the host -> host step alone, {}", format_bytes(bytes)),
-                             .repeat = {1, 5, 5, 0},
-                             .sample = {.host_bytes = 2.0 * n * transport::fan_of(pattern, n) * static_cast<double>(bytes)}});
+          p.steps.push_back(
+              {.what = fmt::format("host-staged: the host -> host step alone, {}", format_bytes(bytes)),
+               .repeat = {1, 5, 5, 0},
+               .sample = {.host_bytes = 2.0 * n * transport::fan_of(pattern, n) * static_cast<double>(bytes)}});
         variant("host-staged", pattern, n, who.one_per_rank ? Kind::mpi_staged : Kind::host_staged);
         break;
       }

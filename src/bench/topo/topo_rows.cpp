@@ -27,7 +27,8 @@ Check check_of(const Rounds& rounds) { return rounds.wrong_words == 0 ? Check::p
 std::string wrong_note(const Rounds& rounds, int total_rounds) {
   if (rounds.wrong_words == 0) return "";
   return fmt::format("{}: round {} of {} arrived wrong ({} wrong word{} over every round)", format_bytes(rounds.bytes),
-                     rounds.first_wrong_round + 1, total_rounds, rounds.wrong_words, rounds.wrong_words == 1 ? "" : "s");
+                     rounds.first_wrong_round + 1, total_rounds, rounds.wrong_words,
+                     rounds.wrong_words == 1 ? "" : "s");
 }
 
 void set_model(Row& row, const Peak& peak) {
@@ -86,16 +87,18 @@ class ResultBuilder {
         {"highlighted_bytes", as_param(config_.highlighted_bytes)},
     };
     result_.sections = {
-        {"peak", fmt::format("Peak per topology (the thesis' tables): theoretical from what the machine reports "
-                             "(NVLink count x rate, PCIe generation x width, host-staged 1 / (1/P_pcie + 1/P_host + "
-                             "1/P_pcie) with P_host measured), observed = the best median over sizes, {} highlighted; "
-                             "direct topologies beside link's peer copies in this run, host-staged beside the direct path",
-                             format_bytes(config_.highlighted_bytes))},
-        {"bandwidth", fmt::format("Ping-ping bandwidth per topology: every device starts sending at once, one exchange a "
-                                  "round, {} rounds per size, every byte checked each round; GB/s = bytes each device "
-                                  "sends / the slowest device's time, per direction; median over rounds, min and max "
-                                  "beside it; model = the theoretical peak",
-                                  config_.rounds)},
+        {"peak",
+         fmt::format("Peak per topology (the thesis' tables): theoretical from what the machine reports "
+                     "(NVLink count x rate, PCIe generation x width, host-staged 1 / (1/P_pcie + 1/P_host + "
+                     "1/P_pcie) with P_host measured), observed = the best median over sizes, {} highlighted; "
+                     "direct topologies beside link's peer copies in this run, host-staged beside the direct path",
+                     format_bytes(config_.highlighted_bytes))},
+        {"bandwidth",
+         fmt::format("Ping-ping bandwidth per topology: every device starts sending at once, one exchange a "
+                     "round, {} rounds per size, every byte checked each round; GB/s = bytes each device "
+                     "sends / the slowest device's time, per direction; median over rounds, min and max "
+                     "beside it; model = the theoretical peak",
+                     config_.rounds)},
         {"matrix", "Pairwise matrix: one-way bandwidth for every ordered pair of devices, per transport"},
         {"matrix-latency", fmt::format("Pairwise matrix: one-way latency, a {} ping-pong of {} exchanges a round, "
                                        "median over rounds of (time / exchanges)",
@@ -115,8 +118,8 @@ class ResultBuilder {
       Params params = identity(t);
       params.emplace_back("how", rounds.how);
       params.emplace_back("bytes", as_param(rounds.bytes));
-      Row row = rate_row("bandwidth", std::move(params), rounds,
-                         static_cast<double>(rounds.bytes) * t.routes, config_.rounds);
+      Row row = rate_row("bandwidth", std::move(params), rounds, static_cast<double>(rounds.bytes) * t.routes,
+                         config_.rounds);
       set_model(row, t.theoretical);
       result_.rows.push_back(std::move(row));
     }

@@ -14,10 +14,10 @@ namespace ferry::topo {
 // One size's rounds.
 struct Rounds {
   std::uint64_t bytes = 0;
-  std::string how;               // how the transport moved this size
-  std::vector<double> seconds;   // per round: the slowest participant's (a ping-pong's: one way)
+  std::string how;                // how the transport moved this size
+  std::vector<double> seconds;    // per round: the slowest participant's (a ping-pong's: one way)
   std::uint64_t wrong_words = 0;  // over every round
-  int first_wrong_round = -1;    // 0-based; -1 when every round arrived intact
+  int first_wrong_round = -1;     // 0-based; -1 when every round arrived intact
 };
 
 // What a topology's figures are set against: per device and direction.
@@ -25,22 +25,22 @@ using Peak = model::RatedLink;
 
 // One topology (or variant of it) on one transport, every size.
 struct TopologyRecord {
-  std::string name;              // "pair one-way", "pair both", "ring", "fully-connected", "host-staged"
+  std::string name;  // "pair one-way", "pair both", "ring", "fully-connected", "host-staged"
   transport::Kind kind{};
   transport::Clock clock = transport::Clock::device;
-  std::string members;           // "0,1" or "host:0 -> host:1" across ranks
-  int routes = 1;                // messages each device sends per round
+  std::string members;  // "0,1" or "host:0 -> host:1" across ranks
+  int routes = 1;       // messages each device sends per round
   Peak theoretical;
-  Peak link;                     // link's peer copies in this run, for the same direction(s)
+  Peak link;  // link's peer copies in this run, for the same direction(s)
   std::vector<Rounds> sizes;
 };
 
 // One ordered pair of the matrix on one transport.
 struct MatrixCell {
   transport::Kind kind{};
-  int from = 0, to = 0;          // devices
-  Rounds bandwidth;              // one way, config.matrix_bytes
-  Rounds latency;                // ping-pong of config.latency_bytes, one-way seconds per round
+  int from = 0, to = 0;  // devices
+  Rounds bandwidth;      // one way, config.matrix_bytes
+  Rounds latency;        // ping-pong of config.latency_bytes, one-way seconds per round
   Peak theoretical;
 };
 
@@ -83,12 +83,13 @@ Peak direct_peak(const Machine& machine, transport::Pattern pattern, const std::
 Peak host_staged_peak(const Machine& machine, const std::vector<int>& devices, double host_Bps,
                       std::uint64_t host_bytes);
 // Link's peer copies in this run for the same directions (per direction); {0, ""} when it has none.
-Peak link_peak(const std::vector<model::PeerProfile>& peers, transport::Pattern pattern, const std::vector<int>& devices);
+Peak link_peak(const std::vector<model::PeerProfile>& peers, transport::Pattern pattern,
+               const std::vector<int>& devices);
 
 // topo_rows.cpp
 // The host -> host step alone at one message size (P_host of the host-staged peak is the fastest).
 struct HostStep {
-  double Bps = 0;    // best of its timings; 0 when the copy did not arrive intact
+  double Bps = 0;   // best of its timings; 0 when the copy did not arrive intact
   std::string how;  // "memcpy between pinned buffers, ..." or "MPI_Sendrecv between the ranks' ..."
   std::vector<double> seconds;
   std::uint64_t bytes = 0;

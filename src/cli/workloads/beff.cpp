@@ -78,7 +78,8 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   const int participants = beff::participants_of(w, config);
   beff::validate(*backend, config, participants);
   if (o.run.dry_run)
-    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, reads_link_peers || !o.profile_path.empty(),
+    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w,
+                                   reads_link_peers || !o.profile_path.empty(),
                                    {"beff", beff::plan_run(config, participants)}, shown);
   Results results = start_results(*backend, command_line, shown);
   LinkPeers peers;
@@ -113,15 +114,14 @@ constexpr std::string_view failed_input_marker = "[FAILED input] ";
 std::string network_in_words(const ModelOptions& o, const model::LinkTerms& network) {
   const bool default_bandwidth = network.bandwidth_Bps == parse_rate(default_network_bandwidth);
   const bool default_latency = network.latency_s == parse_duration(default_network_latency);
-  const std::string bandwidth =
-      default_bandwidth
-          ? fmt::format("{:.3g} GB/s a direction, the default: one 400 Gb/s NIC per GPU", to_GBps(network.bandwidth_Bps))
-          : fmt::format("{:.3g} GB/s a direction from --network-bandwidth {}", to_GBps(network.bandwidth_Bps),
-                        o.network_bandwidth);
-  const std::string latency =
-      default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
-                      : fmt::format("{:.3g} us a hop from --network-latency {}", to_us(network.latency_s),
-                                    o.network_latency);
+  const std::string bandwidth = default_bandwidth
+                                    ? fmt::format("{:.3g} GB/s a direction, the default: one 400 Gb/s NIC per GPU",
+                                                  to_GBps(network.bandwidth_Bps))
+                                    : fmt::format("{:.3g} GB/s a direction from --network-bandwidth {}",
+                                                  to_GBps(network.bandwidth_Bps), o.network_bandwidth);
+  const std::string latency = default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
+                                              : fmt::format("{:.3g} us a hop from --network-latency {}",
+                                                            to_us(network.latency_s), o.network_latency);
   return bandwidth + ", and " + latency;
 }
 
@@ -179,14 +179,15 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
   results.created_utc = utc_now_iso8601();
   results.command_line = command_line;
 
-  WorkloadResult prediction = predict_larger_rings(
-      terms, {rings, per_node, network, network_in_words(o, network)}, input_passed ? "" : o.profile_path);
+  WorkloadResult prediction = predict_larger_rings(terms, {rings, per_node, network, network_in_words(o, network)},
+                                                   input_passed ? "" : o.profile_path);
   const std::string status_line = prediction.workload + ": PASSED";
-  const std::string status_instead = fmt::format(
-      "{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction", prediction.workload,
-      o.profile_path,
-      terms.failed_rows.empty() ? std::string("its run")
-                                : fmt::format("{} row{}", terms.failed_rows.size(), terms.failed_rows.size() == 1 ? "" : "s"));
+  const std::string status_instead =
+      fmt::format("{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction",
+                  prediction.workload, o.profile_path,
+                  terms.failed_rows.empty()
+                      ? std::string("its run")
+                      : fmt::format("{} row{}", terms.failed_rows.size(), terms.failed_rows.size() == 1 ? "" : "s"));
   results.workloads.push_back(std::move(prediction));
   OutputPaths written;
   written.json_path = o.json_path;

@@ -40,7 +40,8 @@ dispatch::DispatchConfig make_config(const DispatchOptions& o) {
     c.tile = tile.front();
   }
   // A row this run does not measure is refused by validate(), which knows what the device runs.
-  if (const char* row = std::getenv(corrupt_output_variable); row && *row) c.corrupt_row = dispatch::parse_row_name(row);
+  if (const char* row = std::getenv(corrupt_output_variable); row && *row)
+    c.corrupt_row = dispatch::parse_row_name(row);
   return c;
 }
 
@@ -51,9 +52,10 @@ int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& comma
   ModelProfile ceilings(o.profile_path);
   if (o.run.dry_run) {
     dispatch::validate(*backend, config);
-    return dry_run_with_ceilings(
-        *backend, ceilings, config.device, config.uses(MemoryKind::pageable),
-        {"dispatch", dispatch::plan_run(config, backend->capabilities(), backend->device_features(config.device))}, out);
+    return dry_run_with_ceilings(*backend, ceilings, config.device, config.uses(MemoryKind::pageable),
+                                 {"dispatch", dispatch::plan_run(config, backend->capabilities(),
+                                                                 backend->device_features(config.device))},
+                                 out);
   }
 
   Results results = start_results(*backend, command_line, out);
@@ -88,17 +90,20 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "kernels x launch cost + barriers x barrier cost + copies + each kernel's memory traffic at device copy rate, "
       "from link's ceilings.");
   add_run_options(*command, o->run);
-  command->add_option("--keys", o->keys,
-                      "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
+  command->add_option(
+      "--keys", o->keys,
+      "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
   command->add_option("--rungs", o->rungs,
                       "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
                       "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy,+cluster,+resident)");
   command->add_option("--tile", o->tile,
                       "keys one team sorts on chip in +fused, +persistent, +zerocopy, +cluster and +resident, a power "
                       "of two (default 2048; at most the keys)");
-  command->add_option("--iterations", o->iterations, "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
-  command->add_option("--profile", o->profile_path,
-                      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+  command->add_option("--iterations", o->iterations,
+                      "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
+  command->add_option(
+      "--profile", o->profile_path,
+      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
   command->callback([&action, &out, o, &command_line] {
     action = [&out, o, &command_line] { return run_dispatch(*o, command_line, out); };
   });

@@ -44,11 +44,13 @@ std::vector<MemoryKind> parse_memory(const std::string& text) {
 
 void add_link_options(CLI::App& command, LinkOptions& o) {
   add_run_options(command, o.run);
-  command.add_option("--sizes", o.sizes, "bandwidth sweep, e.g. 4K:1G:x4, 4K:64K:+4K or 1M,16M (default 4K:1G:x4 on a GPU)");
+  command.add_option("--sizes", o.sizes,
+                     "bandwidth sweep, e.g. 4K:1G:x4, 4K:64K:+4K or 1M,16M (default 4K:1G:x4 on a GPU)");
   command.add_option("--memory", o.memory, "host memory kinds to sweep: pinned,pageable,mapped (default all)");
   command.add_option("--latency-sizes", o.latency_sizes, "small-copy latency sizes (default 4:1M:x4 on a GPU)");
-  command.add_option("--queued-sizes", o.queued_sizes,
-                     "sizes of the copies queued back to back, the chunked designs' ceiling (default 4K:64M:x4 on a GPU)");
+  command.add_option(
+      "--queued-sizes", o.queued_sizes,
+      "sizes of the copies queued back to back, the chunked designs' ceiling (default 4K:64M:x4 on a GPU)");
   command.add_option("--device-copy-size", o.device_copy_bytes, "size of the device-to-device copy (default 1G)");
   command.add_option("--peer-size", o.peer_bytes, "size of each peer copy (default 256M)");
   command.add_option("--kernels", o.kernels, "empty kernels per launch-rate and graph sample (default 1000)");
@@ -66,7 +68,8 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
   if (!o.peer_bytes.empty()) c.peer_bytes = parse_bytes(o.peer_bytes);
   if (!o.kernels.empty()) c.kernels_per_sample = parse_positive_int(o.kernels, "--kernels");
   if (!o.round_trips.empty()) c.flag_round_trips = parse_positive_int(o.round_trips, "--round-trips");
-  if (const char* hook = std::getenv(corrupt_output_variable)) link::parse_corruption(hook, c);  // link::validate checks the section
+  if (const char* hook = std::getenv(corrupt_output_variable))
+    link::parse_corruption(hook, c);  // link::validate checks the section
   return c;
 }
 
@@ -113,9 +116,10 @@ void add_link_commands(CLI::App& app, CLI::App& run, const std::vector<std::stri
   auto probe_options = std::make_shared<LinkOptions>();
   CLI::App* probe = app.add_subcommand("probe", "run `link` and write the machine profile the models read");
   add_link_options(*probe, *probe_options);
-  probe->add_option("-o,--output", probe_options->profile_path,
-                    "the machine profile to write (JSON); - for standard output, and the tables then go to standard "
-                    "error")
+  probe
+      ->add_option("-o,--output", probe_options->profile_path,
+                   "the machine profile to write (JSON); - for standard output, and the tables then go to standard "
+                   "error")
       ->required()
       ->check(writable_file("--output"));
   probe->callback([&action, &out, probe_options, &command_line] {

@@ -54,7 +54,8 @@ overlap::OverlapConfig make_config(const Backend& backend, const OverlapOptions&
   if (!o.streams.empty()) c.streams = parse_positive_int(o.streams, "--streams");
   if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
   c.want_trace = !o.trace_path.empty();
-  if (const char* row = std::getenv(corrupt_output_variable)) c.corrupt_row = row;  // refused by validate() unless a row
+  if (const char* row = std::getenv(corrupt_output_variable))
+    c.corrupt_row = row;  // refused by validate() unless a row
   return c;
 }
 
@@ -102,14 +103,17 @@ void add_overlap_command(CLI::App& run, const std::vector<std::string>& command_
   command->add_option("--min-split", o->min_split, "smallest sub-buffer (default 1M); smaller requests are clamped");
   command->add_option("--host", o->host, "host memory for a, b and c: pinned (default) or pageable");
   command->add_option("--streams", o->streams, "streams the sub-buffer chains go round-robin over (default 4)");
-  command->add_option("--iterations", o->iterations, "timed runs per variant after a warm-up (default 7; 5 on the emulator)");
-  command->add_option("--trace", o->trace_path,
-                      "write a Chrome trace (JSON) of one more pipelined run at the best k: a lane per stream, a box "
-                      "per copy and add, timed by events; - for standard output, and the tables then go to standard "
-                      "error")
+  command->add_option("--iterations", o->iterations,
+                      "timed runs per variant after a warm-up (default 7; 5 on the emulator)");
+  command
+      ->add_option("--trace", o->trace_path,
+                   "write a Chrome trace (JSON) of one more pipelined run at the best k: a lane per stream, a box "
+                   "per copy and add, timed by events; - for standard output, and the tables then go to standard "
+                   "error")
       ->check(writable_file("--trace"));
-  command->add_option("--profile", o->profile_path,
-                      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+  command->add_option(
+      "--profile", o->profile_path,
+      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
   command->callback([&action, &out, o, &command_line] {
     action = [&out, o, &command_line] { return run_overlap(*o, command_line, out); };
   });

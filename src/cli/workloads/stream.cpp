@@ -62,14 +62,19 @@ std::vector<std::uint64_t> tune_chunks() {
 
 void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   add_run_options(command, o.run);
-  command.add_option("--design", o.designs,
-                     "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)");
-  command.add_option("--total", o.total, tuning ? "bytes in the stream (default 256M on a GPU)"
-                                                : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
-  command.add_option("--chunks", o.chunks, tuning ? fmt::format("chunk sizes to search (default {} on a GPU)", fmt::join(tune_chunk_ranges, " and "))
-                                                  : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
-  command.add_option("--depth", o.depths, tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
-                                                 : "chunks in flight at once, or a list to sweep (default 4)");
+  command.add_option(
+      "--design", o.designs,
+      "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)");
+  command.add_option("--total", o.total,
+                     tuning ? "bytes in the stream (default 256M on a GPU)"
+                            : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
+  command.add_option("--chunks", o.chunks,
+                     tuning ? fmt::format("chunk sizes to search (default {} on a GPU)",
+                                          fmt::join(tune_chunk_ranges, " and "))
+                            : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
+  command.add_option("--depth", o.depths,
+                     tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
+                            : "chunks in flight at once, or a list to sweep (default 4)");
   command.add_option("--stages", o.stages, "kernels a chunk passes through in pipeline and persistent (default 3)");
   command.add_option("--flops-per-byte", o.flops_per_byte,
                      "integer operations per input byte per stage, in steps of 0.5 (default 1): small keeps compute "
@@ -77,7 +82,9 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   command.add_option("--iterations", o.iterations,
                      tuning ? "timed passes over the stream per configuration (default 1)"
                             : "timed passes over the stream per configuration (default 3)");
-  command.add_option("--teams", o.teams, "thread blocks of the persistent pipeline, each with every role, for a slice of every chunk (default: from the chunk)");
+  command.add_option(
+      "--teams", o.teams,
+      "thread blocks of the persistent pipeline, each with every role, for a slice of every chunk (default: from the chunk)");
   command.add_option("--timeout", o.timeout,
                      "how long a wait may last before the run is called stuck (default 10s): a persistent, fused or "
                      "pool team gives up after it and the host after twice it, naming who gave up");
@@ -139,7 +146,8 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
   if (o.run.dry_run) {
     stream::validate(*backend, config);
     return dry_run_with_ceilings(*backend, ceilings, config.device, false,
-                                 {tuning ? "tune stream" : "stream", stream::plan_run(config, backend->capabilities())}, out);
+                                 {tuning ? "tune stream" : "stream", stream::plan_run(config, backend->capabilities())},
+                                 out);
   }
 
   Results results = start_results(*backend, command_line, out);
