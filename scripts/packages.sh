@@ -5,6 +5,7 @@
 #   tests   the C++ tests (GoogleTest; dpkg-dev: the Debian package test)
 #   python  the Python tests (.venv; Chromium: the report's screenshot and browser tests)
 #   fuzz    the libFuzzer targets (clang)
+#   format  scripts/check-format.sh (clang-format 14 on Debian 12)
 # Usage: scripts/packages.sh PART...
 set -euo pipefail
 for part in "$@"; do
@@ -14,6 +15,7 @@ for part in "$@"; do
     tests) echo libgtest-dev dpkg-dev ;;
     python) echo python3-venv chromium ;;
     fuzz) echo clang libclang-rt-14-dev ;;
-    *) echo "packages: no part '$part' (build, report, tests, python, fuzz)" >&2; exit 2 ;;
+    format) echo clang-format ;;
+    *) echo "packages: no part '$part' (build, report, tests, python, fuzz, format)" >&2; exit 2 ;;
   esac
 done

@@ -6,7 +6,8 @@
 # (each named check forced to pass must fail some test), its threaded tests under TSan, the
 # libFuzzer targets (clang) and the Python package's tests (report, compare;
 # warnings are errors; the results-file fuzzer), opening reports in headless
-# Chromium. Each fuzzer runs FERRY_FUZZ_SECONDS (default 60).
+# Chromium. Each fuzzer runs FERRY_FUZZ_SECONDS (default 60). First, every
+# tracked C++ file must be formatted as .clang-format says (scripts/check-format.sh).
 # Two lanes: the tests run one after another, while scripts/build-trees.sh builds
 # the sanitizer and fuzz trees at idle priority in the time the tests leave.
 # Each stage's wall time is printed at the end, a failed run's too.
@@ -67,7 +68,8 @@ finish() {
 trap finish EXIT
 
 # Every Debian package any stage needs, in one apt-get run.
-stage "install packages" scripts/apt-install.sh test $(scripts/packages.sh build tests python fuzz)
+stage "install packages" scripts/apt-install.sh test $(scripts/packages.sh build tests python fuzz format)
+stage "format check" scripts/check-format.sh
 # PyPI downloads (.venv: matplotlib, pytest, hypothesis) beside the first build.
 python_found=$(mktemp)
 stage setup-python scripts/setup-python.sh > "$python_found" &
