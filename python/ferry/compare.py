@@ -34,7 +34,10 @@ class Figure:
 
     @property
     def ratio(self) -> float:
-        return self.new.value / self.base.value if self.base.value else float("inf")
+        # A figure that is 0 in both runs (beff's fitted model term, for one) is unchanged, not infinitely worse.
+        if not self.base.value:
+            return 1.0 if not self.new.value else float("inf")
+        return self.new.value / self.base.value
 
     def verdict(self, threshold: float) -> str:
         """'FAILED' when NEW's data arrived wrong, 'BASE FAILED' when only BASE's did

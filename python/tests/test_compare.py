@@ -34,6 +34,14 @@ def test_a_figure_regresses_when_it_moves_the_wrong_way_past_the_threshold(make_
     assert comparison.failed == (verdict == "regressed")
 
 
+@pytest.mark.parametrize("metric", ["rate", "latency"])
+def test_a_figure_that_is_zero_in_both_runs_is_the_same_and_one_that_leaves_zero_moved(make_results, metric):
+    same = compare(*pair(make_results, [row(metric=metric, value=0.0)], [row(metric=metric, value=0.0)]), 0.05)
+    assert same.figures[0].verdict(0.05) == "same" and not same.failed
+    moved = compare(*pair(make_results, [row(metric=metric, value=0.0)], [row(metric=metric, value=1.0)]), 0.05)
+    assert moved.figures[0].verdict(0.05) == ("improved" if metric == "rate" else "regressed")
+
+
 def test_a_figure_whose_data_arrived_wrong_in_new_fails_however_fast_it_was(make_results):
     comparison = compare(*pair(make_results, [row(value=10)], [row(value=20, check="FAILED")], "FAILED"), 0.05)
     assert comparison.figures[0].verdict(0.05) == "FAILED" and comparison.failed
