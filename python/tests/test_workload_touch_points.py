@@ -16,14 +16,9 @@ NOT_A_WORKLOAD = {"common"}   # src/bench/common: what the workloads share
 
 
 def declared_in_cpp() -> set:
-    binary = str(ferry_binary())
-    names = subprocess.run([binary, "list", "--names"], capture_output=True, text=True, timeout=60)
-    if names.returncode == 0:
-        return set(names.stdout.split())
-    # A ferry built before `list --names`: its `ferry list` starts each workload's entry with the name at the
-    # line's start, and indents the lines about it. Drop this once every build the tests run has --names.
-    listing = subprocess.run([binary, "list"], capture_output=True, text=True, timeout=60, check=True)
-    return {line.split()[0] for line in listing.stdout.splitlines() if line.strip() and not line[0].isspace()}
+    names = subprocess.run([str(ferry_binary()), "list", "--names"], capture_output=True, text=True, timeout=60,
+                           check=True)
+    return set(names.stdout.split())
 
 
 def bench_folders() -> set:
