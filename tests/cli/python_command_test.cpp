@@ -11,7 +11,7 @@
 namespace ferry {
 namespace {
 
-int ferry(const std::vector<std::string>& args, std::string* err = nullptr) {
+int exit_code_of(const std::vector<std::string>& args, std::string* err = nullptr) {
   std::ostringstream out, errors;
   const int code = ferry_main(args, out, errors);
   if (err) *err = errors.str();
@@ -20,22 +20,23 @@ int ferry(const std::vector<std::string>& args, std::string* err = nullptr) {
 
 std::string emulated_link_results() {
   const auto path = (std::filesystem::temp_directory_path() / "ferry-python-command-link.json").string();
-  EXPECT_EQ(ferry({"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "--json", path}),
+  EXPECT_EQ(exit_code_of(
+                {"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200", "--json", path}),
             0);
   return path;
 }
 
 TEST(PythonCommands, CompareIsForwardedWithItsArgumentsAndItsExitCode) {
   const std::string results = emulated_link_results();
-  EXPECT_EQ(ferry({"compare", results, results}), 0);                         // every figure the same
-  EXPECT_EQ(ferry({"compare", results, results, "--threshold", "lots"}), 2);  // the package's own bad-input exit
-  EXPECT_EQ(ferry({"compare", results, results + ".missing"}), 2);
+  EXPECT_EQ(exit_code_of({"compare", results, results}), 0);                         // every figure the same
+  EXPECT_EQ(exit_code_of({"compare", results, results, "--threshold", "lots"}), 2);  // the package's own bad-input exit
+  EXPECT_EQ(exit_code_of({"compare", results, results + ".missing"}), 2);
 }
 
 TEST(PythonCommands, APythonThatCannotStartIsOneMessageAndExitThree) {
   ::setenv("FERRY_PYTHON", "/nonexistent/python3", 1);
   std::string err;
-  const int code = ferry({"report", "r.json"}, &err);
+  const int code = exit_code_of({"report", "r.json"}, &err);
   ::unsetenv("FERRY_PYTHON");
   EXPECT_EQ(code, 3);
   EXPECT_NE(err.find("ferry report runs in Python, and '/nonexistent/python3' could not be started"), std::string::npos)
