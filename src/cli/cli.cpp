@@ -6,6 +6,7 @@
 #include <csignal>
 #include <functional>
 
+#include "cli/doctor_command.hpp"
 #include "cli/python_command.hpp"
 #include "cli/workload.hpp"
 #include "core/error.hpp"
@@ -114,6 +115,7 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
       w.add_commands(commands);
       run->get_subcommand(w.name)->description(w.summary);  // the line `ferry list` shows
     }
+    add_doctor_command(commands);
 
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {

@@ -77,6 +77,9 @@ struct WorkloadResult {
   std::vector<Row> rows;
   std::vector<std::string> skipped;  // "peer bandwidth: needs 2 devices (--devices 0,1)"
   std::vector<std::string> notes;
+  // Judgments rather than measurements (`ferry doctor`): one record per check
+  // and subject, in the order they were made. They do not enter passed().
+  std::vector<Params> findings;
 
   bool passed() const;  // no row failed its check
 };

@@ -126,6 +126,11 @@ std::string results_to_json(const Results& results) {
         {"skipped", w.skipped},
         {"notes", w.notes},
     });
+    if (!w.findings.empty()) {
+      ordered_json findings = ordered_json::array();
+      for (const Params& f : w.findings) findings.push_back(to_json(f));
+      workloads.back()["findings"] = findings;
+    }
   }
   const ordered_json doc = {
       {"schema", Results::schema},

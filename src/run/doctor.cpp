@@ -1,0 +1,248 @@
+#include "run/doctor.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "core/check.hpp"
+#include "core/error.hpp"
+#include "core/table.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry::doctor {
+namespace {
+
+// "4-7,12" -> {4, 5, 6, 7, 12}; empty on anything else.
+std::set<int> parse_cpu_list(const std::string& text) {
+  std::set<int> cpus;
+  for (std::string_view part : split(text, ',')) {
+    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.remove_suffix(1);
+    if (part.empty()) continue;
+    const std::size_t dash = part.find('-');
+    try {
+      const int lo = std::stoi(std::string(part.substr(0, dash)));
+      const int hi = dash == std::string_view::npos ? lo : std::stoi(std::string(part.substr(dash + 1)));
+      for (int c = lo; c <= hi; ++c) cpus.insert(c);
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+  return cpus;
+}
+
+std::string read_line(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// The NUMA nodes holding a CPU this process may run on; empty where sysfs has no nodes.
+std::vector<int> process_nodes() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return {};
+  std::vector<int> nodes;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/node", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("node", 0) != 0 || name.size() == 4 || !std::isdigit(static_cast<unsigned char>(name[4]))) continue;
+    for (int cpu : parse_cpu_list(read_line(entry.path() / "cpulist")))
+      if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &allowed)) {
+        nodes.push_back(std::stoi(name.substr(4)));
+        break;
+      }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+// sysfs names a PCI device 0000:18:00.0; NVML and CUDA may give the domain in 8 digits and upper case.
+int device_node(const std::string& pci_bus_id) {
+  const std::size_t colon = pci_bus_id.find(':');
+  if (colon == std::string::npos || colon < 4) return -1;
+  std::string id = pci_bus_id.substr(colon - 4);
+  std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string text = read_line("/sys/bus/pci/devices/" + id + "/numa_node");
+  try {
+    return text.empty() ? -1 : std::stoi(text);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// A CUDA_VISIBLE_DEVICES that is not an ascending list of indices: device numbers here differ from nvidia-smi's.
+bool reorders(const std::string& visible) {
+  int last = -1;
+  for (std::string_view item : split(visible, ',')) {
+    if (item.empty() || !std::all_of(item.begin(), item.end(), [](char c) { return std::isdigit(c); }))
+      return false;  // UUIDs or MIG names: nothing to say about order
+    const int index = std::stoi(std::string(item));
+    if (index <= last) return true;
+    last = index;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, std::string>> environment() {
+  std::vector<std::pair<std::string, std::string>> set;
+  for (const auto& [name, effect] : path_variables()) {
+    const char* value = std::getenv(name.c_str());
+    if (!value) continue;
+    if (name == "CUDA_VISIBLE_DEVICES" && !reorders(value)) continue;
+    set.emplace_back(name, value);
+  }
+  return set;
+}
+
+// The GPUs' PCIe links as they run while a copy moves data: an idle link drops
+// its generation to save power, and a reading then would call a healthy link slow.
+void read_links_under_load(Backend& backend, const std::vector<int>& devices, Machine& machine) {
+  if (!backend.capabilities().gpu_timings) return;  // the emulator has no link
+  constexpr std::size_t bytes = 256ull << 20;
+  constexpr int copies = 24;  // about 0.1 s at Gen5 x16: time enough to read the link mid-way
+  for (int device : devices) {
+    Buffer host = backend.allocate_host(MemoryKind::pinned, bytes);
+    Buffer gpu = backend.allocate_device(device, bytes);
+    std::fill_n(host.data(), bytes, std::byte{0x5a});
+    const std::unique_ptr<Stream> stream = backend.make_stream(device);
+    for (int i = 0; i < copies; ++i) stream->copy(gpu.data(), host.data(), bytes);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const Machine loaded = backend.describe_machine();
+    stream->synchronize();
+    for (GpuFacts& g : machine.gpus)
+      if (g.index == device)
+        for (const GpuFacts& now : loaded.gpus)
+          if (now.index == device) g.pcie = now.pcie;
+  }
+}
+
+int parse_index(std::string_view text, std::string_view condition) {
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(std::string(text), &used);
+    if (used == text.size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("{}: '{}' in '{}' is not a device number", fault_variable, text, condition));
+}
+
+void apply_fault(std::string_view hook, Inputs& in) {
+  for (std::string_view condition : split(hook, ',')) {
+    const std::size_t equals = condition.find('=');
+    const std::string_view name = condition.substr(0, equals);
+    const std::string_view value = equals == std::string_view::npos ? "" : condition.substr(equals + 1);
+    if (name == "pcie") {  // pcie=GENxWIDTH: every GPU's link trained lower than Gen5 x16
+      const std::size_t x = value.find('x');
+      const int generation = x == std::string_view::npos ? 0 : parse_index(value.substr(0, x), condition);
+      const int width = x == std::string_view::npos ? 0 : parse_index(value.substr(x + 1), condition);
+      if (generation == 0 || width == 0)
+        throw UsageError(fmt::format("{}: '{}' wants pcie=GENxWIDTH, e.g. pcie=4x8", fault_variable, condition));
+      for (GpuFacts& g : in.machine.gpus) g.pcie = {generation, width, 5, 16, "FERRY_FAULT_DOCTOR"};
+    } else if (name == "nvlink-down") {  // nvlink-down=D: GPU D has 16 NVLinks up, the others 18
+      const int device = parse_index(value, condition);
+      for (GpuFacts& g : in.machine.gpus) g.nvlinks = g.index == device ? 16 : 18;
+    } else if (name == "no-peer") {  // no-peer=A-B: the pair has no peer access either way
+      const std::size_t dash = value.find('-');
+      const int a = parse_index(value.substr(0, dash), condition);
+      const int b = dash == std::string_view::npos ? -1 : parse_index(value.substr(dash + 1), condition);
+      for (PeerFacts& p : in.machine.peers)
+        if ((p.from == a && p.to == b) || (p.from == b && p.to == a)) p.direct_access = false;
+    } else if (name == "far-numa") {  // far-numa=D: GPU D on node 1, the process on node 0
+      const int device = parse_index(value, condition);
+      in.placement.process_nodes = {0};
+      in.placement.device_nodes = {{device, 1}};
+    } else {
+      throw UsageError(fmt::format("{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B or "
+                                   "far-numa=D",
+                                   fault_variable, condition));
+    }
+  }
+}
+
+int checked_rows(const WorkloadResult& result) {
+  return static_cast<int>(std::count_if(result.rows.begin(), result.rows.end(),
+                                        [](const Row& r) { return r.check != Check::not_applicable; }));
+}
+
+}  // namespace
+
+link::LinkConfig pass_config(const Capabilities& capabilities, const std::vector<int>& devices) {
+  link::LinkConfig c = link::LinkConfig::defaults(capabilities, true);
+  c.devices = devices;
+  c.host_memory = {MemoryKind::pinned, MemoryKind::pageable};
+  // Two sizes on the plateau are enough to judge a rate; the sweep below it is link's business.
+  if (capabilities.gpu_timings) c.sweep_bytes = {64ull << 20, 256ull << 20};
+  return c;
+}
+
+Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& devices, std::string_view fault,
+              const Progress& progress) {
+  if (!fault.empty()) {  // a bad hook is refused before anything runs
+    Inputs trial{.machine = machine};
+    apply_fault(fault, trial);
+  }
+  Inputs in{.machine = machine, .devices = devices};
+
+  link::LinkConfig config = pass_config(backend.capabilities(), devices);
+  // link's own hook (FERRY_FAULT_CORRUPT_OUTPUT=SECTION[@N]) makes the verification check fail.
+  if (const char* hook = std::getenv(corrupt_output_variable)) link::parse_corruption(hook, config);
+  link::validate(backend, config);
+  link::LinkOutcome outcome = link::run(backend, machine, config, progress);
+  read_links_under_load(backend, devices, in.machine);
+  in.figures = outcome.profile;
+  in.verification_passed = outcome.result.passed();
+  in.checked_rows = checked_rows(outcome.result);
+  in.environment = environment();
+  in.placement.process_nodes = process_nodes();
+  for (const GpuFacts& g : in.machine.gpus)
+    if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
+      in.placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));
+  if (!fault.empty()) apply_fault(fault, in);
+  return {std::move(outcome.result), diagnose(in)};
+}
+
+WorkloadResult findings_result(const std::vector<Finding>& findings) {
+  WorkloadResult result;
+  result.workload = "doctor";
+  for (const Finding& f : findings) {
+    Params record = {
+        {"check", f.check},       {"subject", f.subject},   {"verdict", std::string(verdict_name(f.verdict))},
+        {"measured", f.measured}, {"expected", f.expected}, {"basis", f.basis},
+        {"cause", f.cause},       {"action", f.action}};
+    if (f.value) record.emplace_back("value", *f.value);  // B/s, or seconds for the pass time
+    if (f.model) record.emplace_back("model", *f.model);
+    result.findings.push_back(std::move(record));
+  }
+  return result;
+}
+
+std::string render_findings(const std::vector<Finding>& findings) {
+  TextTable table({"verdict", "check", "subject", "measured", "expected", "basis"});
+  for (const Finding& f : findings)
+    table.add({std::string(verdict_name(f.verdict)), f.check, f.subject, f.measured, f.expected, f.basis});
+  std::string text = "\nferry doctor\n" + table.render();
+  int shown = 0;
+  for (const Finding& f : findings) {
+    if (f.verdict != Verdict::warn && f.verdict != Verdict::fail) continue;
+    text += fmt::format("\n{} {} ({}): {}\n  do: {}\n", verdict_name(f.verdict), f.check, f.subject, f.cause, f.action);
+    ++shown;
+  }
+  const auto count = [&](Verdict v) {
+    return std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; });
+  };
+  text += fmt::format("\n{} OK, {} WARN, {} FAIL, {} not judged\n", count(Verdict::ok), count(Verdict::warn),
+                      count(Verdict::fail), count(Verdict::not_judged));
+  return text;
+}
+
+}  // namespace ferry::doctor

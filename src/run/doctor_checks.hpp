@@ -1,0 +1,69 @@
+#pragma once
+// `ferry doctor`'s judgments: the machine's facts and link's figures in, one
+// finding per check and subject out, each with what it was held against and,
+// when it is not OK, the likely cause and what to do. Nothing here measures
+// or reads the machine: run/doctor.cpp gathers the inputs.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/machine.hpp"
+#include "model/profile.hpp"
+
+namespace ferry::doctor {
+
+enum class Verdict { ok, warn, fail, not_judged };
+std::string_view verdict_name(Verdict verdict);  // "OK", "WARN", "FAIL", "-"
+
+struct Finding {
+  std::string check{};    // "pinned h2d", "pcie link", ...
+  std::string subject{};  // "GPU 0", "GPU 0 -> 1", "host"
+  Verdict verdict = Verdict::not_judged;
+  std::string measured{};         // "53.5 GB/s", "Gen4 x8"
+  std::string expected{};         // ">= 75% of 63.0 GB/s"
+  std::string basis{};            // what the expectation stands on: "PCIe Gen5 x16 (nvml, read during a copy)"
+  std::string cause{};            // why, with the arithmetic; empty when OK
+  std::string action{};           // what to do; empty when OK
+  std::optional<double> value{};  // the figure in base units (B/s or s) where the check is one
+  std::optional<double> model{};  // what it was held against, same units
+};
+
+// Where the process may run and where each GPU is attached.
+struct Placement {
+  std::vector<int> process_nodes{};                 // NUMA nodes of the CPUs this process may run on; empty: unknown
+  std::vector<std::pair<int, int>> device_nodes{};  // (device, NUMA node); a node of -1 or a missing device: unknown
+};
+
+struct Inputs {
+  Machine machine{};  // the GPUs' PCIe links as read while a copy ran
+  std::vector<int> devices{};
+  model::MachineProfile figures{};  // link's figures from this pass
+  bool verification_passed = true;
+  int checked_rows = 0;
+  std::vector<std::pair<std::string, std::string>> environment{};  // variables that change data paths, as set
+  Placement placement{};
+};
+
+// Shares of a model below which a figure is WARN, then FAIL, with the reason
+// they sit where they do (docs/doctor.md).
+struct Threshold {
+  double warn_below = 0;
+  double fail_below = 0;
+};
+extern const Threshold pinned_vs_pcie;       // healthy H100: 85-87% of Gen5 x16
+extern const Threshold both_ways_vs_pcie;    // healthy H100: 72% of both directions of Gen5 x16
+extern const Threshold device_copy_vs_hbm;   // healthy H100: 89% of half the HBM rate
+extern const Threshold peer_vs_link;         // healthy H200 pair: 87% of 18 x NVLink4
+constexpr double like_median_share = 0.85;   // a GPU or pair this far below the median of its like is named
+constexpr double asymmetry_share = 0.85;     // a -> b below this share of b -> a is named
+constexpr double pageable_vs_pinned = 0.20;  // pageable below this share of pinned is named
+
+// The variables doctor reports when set, each with what it changes.
+const std::vector<std::pair<std::string, std::string>>& path_variables();
+
+std::vector<Finding> diagnose(const Inputs& inputs);
+bool any_fail(const std::vector<Finding>& findings);
+
+}  // namespace ferry::doctor

@@ -1,0 +1,141 @@
+// `ferry doctor` on the emulator: healthy, it reports nothing its nature does not
+// explain; each condition provoked by FERRY_FAULT_DOCTOR or the environment is
+// named with its cause, and a FAIL exits 1.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/run_ferry.hpp"
+#include "run/doctor.hpp"
+
+namespace ferry {
+namespace {
+
+// The variables doctor reports, unset for the test and put back after it.
+class Doctor : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& [name, effect] : doctor::path_variables())
+      if (const char* value = std::getenv(name.c_str())) saved_.emplace_back(name, value);
+    for (const auto& [name, effect] : doctor::path_variables()) unsetenv(name.c_str());
+    unsetenv(doctor::fault_variable);
+  }
+  void TearDown() override {
+    for (const auto& [name, effect] : doctor::path_variables()) unsetenv(name.c_str());
+    unsetenv(doctor::fault_variable);
+    unsetenv("FERRY_FAULT_CORRUPT_OUTPUT");
+    for (const auto& [name, value] : saved_) setenv(name.c_str(), value.c_str(), 1);
+  }
+  static Outcome doctor(std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"doctor", "--backend", "emu", "--devices", "0,1", "--quiet"};
+    args.insert(args.end(), more.begin(), more.end());
+    return ferry(args);
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+bool says(const Outcome& o, const std::string& text) { return o.out.find(text) != std::string::npos; }
+
+TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
+  const std::string json = (std::filesystem::temp_directory_path() / "ferry-doctor.json").string();
+  const Outcome o = doctor({"--json", json});
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_TRUE(says(o, " 0 WARN, 0 FAIL")) << o.out;
+  EXPECT_TRUE(says(o, "the emulator's timings are CPU timings")) << o.out;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::vector<std::string> workloads;
+  std::size_t findings = 0;
+  for (const auto& w : doc["workloads"]) {
+    workloads.push_back(w["name"]);
+    if (w["name"] == "doctor") findings = w["findings"].size();
+  }
+  EXPECT_EQ(workloads, (std::vector<std::string>{"link", "doctor"}));
+  EXPECT_EQ(findings, 10u)
+      << "verification, a pcie link and numa row per GPU, two peer rows, environment, figures, time";
+  std::filesystem::remove(json);
+}
+
+TEST_F(Doctor, ALinkTrainedLowFailsAndExitsOne) {
+  setenv(doctor::fault_variable, "pcie=4x8", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_TRUE(says(o, "FAIL pcie link (GPU 1): the link trained at Gen4 x8 (15.8 GB/s) instead of Gen5 x16")) << o.out;
+}
+
+TEST_F(Doctor, AnInactiveNvlinkIsNamedOnItsGpu) {
+  setenv(doctor::fault_variable, "nvlink-down=1", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_TRUE(says(o, "FAIL nvlinks (GPU 1): 2 of this GPU's NVLinks are down")) << o.out;
+  EXPECT_FALSE(says(o, "FAIL nvlinks (GPU 0)")) << o.out;
+}
+
+TEST_F(Doctor, APairWithoutPeerAccessWarnsAndStillExitsZero) {
+  setenv(doctor::fault_variable, "no-peer=0-1", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "WARN peer access (GPU 0 -> 1): copies between these GPUs go through host memory")) << o.out;
+  EXPECT_TRUE(says(o, "WARN peer access (GPU 1 -> 0)")) << o.out;
+}
+
+TEST_F(Doctor, AProcessOnAFarNumaNodeIsToldWhereToBind) {
+  setenv(doctor::fault_variable, "far-numa=0", 1);
+  const Outcome o = doctor();
+  EXPECT_TRUE(says(o, "WARN numa placement (GPU 0): GPU 0 is attached to NUMA node 1")) << o.out;
+  EXPECT_TRUE(says(o, "do: numactl --cpunodebind=1 --membind=1")) << o.out;
+}
+
+TEST_F(Doctor, NcclAndCudaVariablesThatChangeThePathsAreNamed) {
+  setenv("NCCL_P2P_DISABLE", "1", 1);
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
+  setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);  // in order: nothing to say
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "NCCL_P2P_DISABLE=1")) << o.out;
+  EXPECT_TRUE(says(o, "WARN environment (host): the hardware queues per device")) << o.out;
+  EXPECT_FALSE(says(o, "CUDA_VISIBLE_DEVICES=0,1")) << o.out;
+  setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+  EXPECT_TRUE(says(doctor(), "CUDA_VISIBLE_DEVICES=1,0"));
+}
+
+TEST_F(Doctor, DataThatArrivedWrongIsAFailure) {
+  setenv("FERRY_FAULT_CORRUPT_OUTPUT", "bandwidth", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_TRUE(says(o, "FAIL verification (host): data arrived wrong")) << o.out;
+}
+
+TEST_F(Doctor, AnUnknownConditionIsRefusedBeforeAnythingRuns) {
+  setenv(doctor::fault_variable, "pcie=fast", 1);
+  Outcome o = doctor();
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("wants pcie=GENxWIDTH"), std::string::npos) << o.err;
+  setenv(doctor::fault_variable, "gremlins", 1);
+  o = doctor();
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("unknown condition 'gremlins'"), std::string::npos) << o.err;
+}
+
+TEST_F(Doctor, ABudgetTooShortIsAWarningAndAMalformedOneIsRefused) {
+  const Outcome o = doctor({"--budget", "1ns"});
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "WARN pass time (host)")) << o.out;
+  EXPECT_EQ(doctor({"--budget", "soon"}).code, 2);
+}
+
+TEST_F(Doctor, TheDryRunListsThePassAndMeasuresNothing) {
+  const Outcome o = doctor({"--dry-run"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(says(o, "link (doctor's pass)")) << o.out;
+  EXPECT_FALSE(says(o, "ferry doctor\n")) << o.out;
+}
+
+}  // namespace
+}  // namespace ferry

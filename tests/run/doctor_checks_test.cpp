@@ -1,0 +1,176 @@
+// doctor's judgments on machines described in numbers: a healthy H100-like GPU
+// and pair, then each fault a user meets, and the verdict and cause it must get.
+#include "run/doctor_checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ferry::doctor {
+namespace {
+
+constexpr double GB = 1e9;
+
+// `gpus` GPUs as an H100 SXM reads (Gen5 x16, 18 NVLinks, 3352 GB/s HBM), every
+// pair linked by 18 NVLinks, with the figures of docs/results/link-h100.txt.
+Inputs healthy(int gpus) {
+  Inputs in;
+  in.checked_rows = 40;
+  in.figures.gpu_timings = true;
+  for (int d = 0; d < gpus; ++d) {
+    in.devices.push_back(d);
+    GpuFacts g{.index = d, .name = "NVIDIA H100 80GB HBM3", .memory_bandwidth_Bps = 3352 * GB};
+    g.pcie = {5, 16, 5, 16, "nvml"};
+    g.nvlinks = 18;
+    in.machine.gpus.push_back(g);
+    model::DeviceProfile p{.device = d, .name = g.name};
+    p.h2d_Bps = 53.5 * GB;
+    p.d2h_Bps = 54.7 * GB;
+    p.bidirectional_Bps = 91.0 * GB;
+    p.pageable_h2d_Bps = 20 * GB;
+    p.pageable_d2h_Bps = 18 * GB;
+    p.device_copy_Bps = 1486 * GB;
+    in.figures.devices.push_back(p);
+  }
+  for (int a = 0; a < gpus; ++a)
+    for (int b = 0; b < gpus; ++b)
+      if (a != b) {
+        in.machine.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4});
+        in.figures.peers.push_back({.from = a, .to = b, .direct_access = true, .copy_Bps = 390 * GB});
+      }
+  in.placement.process_nodes = {0, 1};
+  for (int d = 0; d < gpus; ++d) in.placement.device_nodes.emplace_back(d, d % 2);
+  return in;
+}
+
+const Finding& find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
+  const auto it = std::find_if(findings.begin(), findings.end(),
+                               [&](const Finding& f) { return f.check == check && f.subject == subject; });
+  if (it == findings.end()) throw std::runtime_error("no finding '" + check + "' for '" + subject + "'");
+  return *it;
+}
+
+std::vector<std::string> not_ok(const std::vector<Finding>& findings) {
+  std::vector<std::string> named;
+  for (const Finding& f : findings)
+    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail) named.push_back(f.check + " " + f.subject);
+  return named;
+}
+
+TEST(DoctorChecks, AHealthyMachineOfFourGpusHasNothingToReport) {
+  const std::vector<Finding> findings = diagnose(healthy(4));
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{});
+  EXPECT_FALSE(any_fail(findings));
+  EXPECT_EQ(find(findings, "pinned h2d", "GPU 2").verdict, Verdict::ok);
+  EXPECT_EQ(find(findings, "peer copy", "GPU 3 -> 1").verdict, Verdict::ok);
+  EXPECT_EQ(find(findings, "device copy", "GPU 0").verdict, Verdict::ok);
+}
+
+TEST(DoctorChecks, ALinkTrainedAtGen4x8FailsAndExplainsTheSlowCopiesWithItsArithmetic) {
+  Inputs in = healthy(1);
+  in.machine.gpus[0].pcie = {4, 8, 5, 16, "nvml"};
+  in.figures.devices[0].h2d_Bps = 13.9 * GB;
+  in.figures.devices[0].d2h_Bps = 14.1 * GB;
+  const std::vector<Finding> findings = diagnose(in);
+  const Finding& link = find(findings, "pcie link", "GPU 0");
+  EXPECT_EQ(link.verdict, Verdict::fail);
+  EXPECT_EQ(link.measured, "Gen4 x8");
+  EXPECT_EQ(link.expected, "Gen5 x16");
+  const Finding& h2d = find(findings, "pinned h2d", "GPU 0");
+  EXPECT_EQ(h2d.verdict, Verdict::fail);
+  EXPECT_EQ(h2d.cause, "PCIe Gen4 x8 allows 15.8 GB/s; you measured 13.9 GB/s: the link, not the GPU");
+}
+
+TEST(DoctorChecks, SlowCopiesOnAFullLinkAreNamedWithoutBlamingTheLink) {
+  Inputs in = healthy(1);
+  in.figures.devices[0].d2h_Bps = 42 * GB;  // 67% of Gen5 x16
+  const Finding& d2h = find(diagnose(in), "pinned d2h", "GPU 0");
+  EXPECT_EQ(d2h.verdict, Verdict::warn);
+  EXPECT_NE(d2h.cause.find("full generation and width"), std::string::npos) << d2h.cause;
+}
+
+TEST(DoctorChecks, AnInactiveNvlinkFailsThatGpuAlone) {
+  Inputs in = healthy(4);
+  in.machine.gpus[2].nvlinks = 16;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"nvlinks GPU 2"});
+  EXPECT_NE(find(findings, "nvlinks", "GPU 2").cause.find("2 of this GPU's NVLinks are down"), std::string::npos);
+}
+
+TEST(DoctorChecks, APairThirtyPercentSlowIsNamedAgainstItsLikeAndAsAsymmetric) {
+  Inputs in = healthy(4);
+  for (model::PeerProfile& p : in.figures.peers)
+    if (p.from == 0 && p.to == 1) p.copy_Bps *= 0.7;
+  const std::vector<Finding> findings = diagnose(in);
+  // 273 GB/s is also 61% of 18 x NVLink4: low against its links too.
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"peer copy GPU 0 -> 1", "peer vs like pairs GPU 0 -> 1",
+                                                        "peer asymmetry GPU 0 <-> 1"}));
+  EXPECT_TRUE(any_fail(findings));
+  EXPECT_EQ(find(findings, "peer vs like pairs", "GPU 0 -> 1").cause, "70% of pairs linked alike");
+}
+
+TEST(DoctorChecks, AGpuSlowerThanItsLikeIsNamed) {
+  Inputs in = healthy(4);
+  in.figures.devices[3].h2d_Bps = 40 * GB;  // 75% of the others, 63% of the link
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"pinned h2d GPU 3", "pinned vs like GPUs GPU 3"}));
+  EXPECT_EQ(find(findings, "pinned vs like GPUs", "GPU 3").verdict, Verdict::fail);
+}
+
+TEST(DoctorChecks, APairWithoutPeerAccessIsAWarningThatSaysWhereItsCopiesGo) {
+  Inputs in = healthy(2);
+  in.machine.peers[0].direct_access = false;
+  const Finding& f = find(diagnose(in), "peer access", "GPU 0 -> 1");
+  EXPECT_EQ(f.verdict, Verdict::warn);
+  EXPECT_NE(f.cause.find("through host memory"), std::string::npos);
+}
+
+TEST(DoctorChecks, AProcessBoundToAFarNumaNodeIsToldTheNodeToBindTo) {
+  Inputs in = healthy(2);
+  in.placement.process_nodes = {0};
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"numa placement GPU 1"});
+  EXPECT_EQ(find(findings, "numa placement", "GPU 1").action, "numactl --cpunodebind=1 --membind=1 ferry ...");
+}
+
+TEST(DoctorChecks, EachPathVariableSetIsAWarningNamingWhatItChanges) {
+  Inputs in = healthy(1);
+  in.environment = {{"NCCL_P2P_DISABLE", "1"}, {"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"environment host", "environment host"}));
+  bool p2p = false, connections = false;
+  for (const Finding& f : findings) {
+    p2p |= f.measured == "NCCL_P2P_DISABLE=1" && f.cause.find("through host memory") != std::string::npos;
+    connections |=
+        f.measured == "CUDA_DEVICE_MAX_CONNECTIONS=1" && f.cause.find("wait for each other") != std::string::npos;
+  }
+  EXPECT_TRUE(p2p);
+  EXPECT_TRUE(connections);
+}
+
+TEST(DoctorChecks, SlowMemoryFailsTheDeviceCopy) {
+  Inputs in = healthy(1);
+  in.figures.devices[0].device_copy_Bps = 700 * GB;  // 42% of half of 3352 GB/s
+  EXPECT_EQ(find(diagnose(in), "device copy", "GPU 0").verdict, Verdict::fail);
+}
+
+TEST(DoctorChecks, DataThatArrivedWrongFailsWhateverTheSpeed) {
+  Inputs in = healthy(1);
+  in.verification_passed = false;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(find(findings, "verification", "host").verdict, Verdict::fail);
+  EXPECT_TRUE(any_fail(findings));
+}
+
+TEST(DoctorChecks, TheEmulatorsTimingsAreNotJudgedButItsFactsAre) {
+  Inputs in = healthy(2);
+  in.figures.gpu_timings = false;
+  in.figures.devices[0].h2d_Bps = 1 * GB;  // a CPU's memcpy says nothing about a link
+  in.machine.peers[1].direct_access = false;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"peer access GPU 1 -> 0"});
+  EXPECT_EQ(find(findings, "figures", "host").verdict, Verdict::not_judged);
+}
+
+}  // namespace
+}  // namespace ferry::doctor
