@@ -225,7 +225,7 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
   const PcieLink link = g ? g->pcie : PcieLink{};
   const double best = model::pcie_Bps(link.max_generation, link.max_width);
   const double now = model::pcie_Bps(link.generation, link.width);
-  const std::string basis = best > 0 ? "PCIe " + model::pcie_name(link.max_generation, link.max_width) : "";
+  const std::string basis = best > 0 ? model::pcie_name(link.max_generation, link.max_width) : "";
   for (const auto& [check, value] : {std::pair{"pinned h2d", p.h2d_Bps}, std::pair{"pinned d2h", p.d2h_Bps}}) {
     if (best <= 0 || value <= 0) {
       out.push_back(not_judged(check, who, "no PCIe generation and width to hold it against"));
@@ -248,9 +248,18 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
     Finding f =
         rated("pinned both ways", who, p.bidirectional_Bps, 2 * best, basis + ", both directions", both_ways_vs_pcie);
     if (f.verdict != Verdict::ok) {
-      f.cause = "copies each way at once share less of the link than a healthy machine's: a host bridge or root "
-                "port that serialises the two directions";
-      f.action = "compare with another machine of this model; `ferry run link --memory pinned` gives the sweep";
+      const auto queues = std::find_if(in.environment.begin(), in.environment.end(),
+                                       [](const auto& v) { return v.first == "CUDA_DEVICE_MAX_CONNECTIONS"; });
+      if (queues != in.environment.end()) {
+        f.cause = fmt::format("CUDA_DEVICE_MAX_CONNECTIONS={} is set: with few hardware queues the copy each way can "
+                              "wait for the other ({} is {:.0f}% of one direction's {})",
+                              queues->second, gbps(p.bidirectional_Bps), 100 * p.bidirectional_Bps / best, gbps(best));
+        f.action = "unset CUDA_DEVICE_MAX_CONNECTIONS, or raise it to at least the streams that copy at once";
+      } else {
+        f.cause = "copies each way at once share less of the link than a healthy machine's: a host bridge or root "
+                  "port that serialises the two directions";
+        f.action = "compare with another machine of this model; `ferry run link --memory pinned` gives the sweep";
+      }
     }
     out.push_back(std::move(f));
   }

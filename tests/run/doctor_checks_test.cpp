@@ -43,7 +43,7 @@ Inputs healthy(int gpus) {
   return in;
 }
 
-const Finding& find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
+Finding find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
   const auto it = std::find_if(findings.begin(), findings.end(),
                                [&](const Finding& f) { return f.check == check && f.subject == subject; });
   if (it == findings.end()) throw std::runtime_error("no finding '" + check + "' for '" + subject + "'");
@@ -72,11 +72,11 @@ TEST(DoctorChecks, ALinkTrainedAtGen4x8FailsAndExplainsTheSlowCopiesWithItsArith
   in.figures.devices[0].h2d_Bps = 13.9 * GB;
   in.figures.devices[0].d2h_Bps = 14.1 * GB;
   const std::vector<Finding> findings = diagnose(in);
-  const Finding& link = find(findings, "pcie link", "GPU 0");
+  const Finding link = find(findings, "pcie link", "GPU 0");
   EXPECT_EQ(link.verdict, Verdict::fail);
   EXPECT_EQ(link.measured, "Gen4 x8");
   EXPECT_EQ(link.expected, "Gen5 x16");
-  const Finding& h2d = find(findings, "pinned h2d", "GPU 0");
+  const Finding h2d = find(findings, "pinned h2d", "GPU 0");
   EXPECT_EQ(h2d.verdict, Verdict::fail);
   EXPECT_EQ(h2d.cause, "PCIe Gen4 x8 allows 15.8 GB/s; you measured 13.9 GB/s: the link, not the GPU");
 }
@@ -84,7 +84,7 @@ TEST(DoctorChecks, ALinkTrainedAtGen4x8FailsAndExplainsTheSlowCopiesWithItsArith
 TEST(DoctorChecks, SlowCopiesOnAFullLinkAreNamedWithoutBlamingTheLink) {
   Inputs in = healthy(1);
   in.figures.devices[0].d2h_Bps = 42 * GB;  // 67% of Gen5 x16
-  const Finding& d2h = find(diagnose(in), "pinned d2h", "GPU 0");
+  const Finding d2h = find(diagnose(in), "pinned d2h", "GPU 0");
   EXPECT_EQ(d2h.verdict, Verdict::warn);
   EXPECT_NE(d2h.cause.find("full generation and width"), std::string::npos) << d2h.cause;
 }
@@ -120,7 +120,7 @@ TEST(DoctorChecks, AGpuSlowerThanItsLikeIsNamed) {
 TEST(DoctorChecks, APairWithoutPeerAccessIsAWarningThatSaysWhereItsCopiesGo) {
   Inputs in = healthy(2);
   in.machine.peers[0].direct_access = false;
-  const Finding& f = find(diagnose(in), "peer access", "GPU 0 -> 1");
+  const Finding f = find(diagnose(in), "peer access", "GPU 0 -> 1");
   EXPECT_EQ(f.verdict, Verdict::warn);
   EXPECT_NE(f.cause.find("through host memory"), std::string::npos);
 }
@@ -146,6 +146,15 @@ TEST(DoctorChecks, EachPathVariableSetIsAWarningNamingWhatItChanges) {
   }
   EXPECT_TRUE(p2p);
   EXPECT_TRUE(connections);
+}
+
+TEST(DoctorChecks, SlowCopiesBothWaysWithOneHardwareQueueAreBlamedOnTheVariable) {
+  Inputs in = healthy(1);
+  in.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  in.figures.devices[0].bidirectional_Bps = 62.7 * GB;  // as on an H200 with the variable set
+  const Finding f = find(diagnose(in), "pinned both ways", "GPU 0");
+  EXPECT_EQ(f.verdict, Verdict::warn);
+  EXPECT_EQ(f.cause.rfind("CUDA_DEVICE_MAX_CONNECTIONS=1 is set", 0), 0u) << f.cause;
 }
 
 TEST(DoctorChecks, SlowMemoryFailsTheDeviceCopy) {
