@@ -26,6 +26,12 @@ struct GpuFacts {
   double memory_bandwidth_Bps = 0;  // theoretical, from memory clock and bus width; 0 when unknown
   PcieLink pcie;
   int nvlinks = 0;  // active NVLinks, to GPUs and to switches alike, where NVML reports them
+  // Processes other than this one with work on the GPU when the facts were read
+  // (NVML's compute processes), counted as if this process had work there too
+  // (doctor reads them mid-copy); -1 where NVML does not say. The ids are
+  // NVML's, which inside a container are the host's.
+  int other_processes = -1;
+  std::vector<unsigned> other_process_ids{};
 };
 
 struct PeerFacts {

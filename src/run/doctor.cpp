@@ -122,7 +122,11 @@ void read_links_under_load(Backend& backend, const std::vector<int>& devices, Ma
     for (GpuFacts& g : machine.gpus)
       if (g.index == device)
         for (const GpuFacts& now : loaded.gpus)
-          if (now.index == device) g.pcie = now.pcie;
+          if (now.index == device) {
+            g.pcie = now.pcie;
+            g.other_processes = now.other_processes;
+            g.other_process_ids = now.other_process_ids;
+          }
   }
 }
 
@@ -157,13 +161,20 @@ void apply_fault(std::string_view hook, Inputs& in) {
       const int b = dash == std::string_view::npos ? -1 : parse_index(value.substr(dash + 1), condition);
       for (PeerFacts& p : in.machine.peers)
         if ((p.from == a && p.to == b) || (p.from == b && p.to == a)) p.direct_access = false;
+    } else if (name == "other-process") {  // other-process=D: another process has work on GPU D
+      const int device = parse_index(value, condition);
+      for (GpuFacts& g : in.machine.gpus)
+        if (g.index == device) {
+          g.other_processes = 1;
+          g.other_process_ids = {4242};
+        }
     } else if (name == "far-numa") {  // far-numa=D: GPU D on node 1, the process on node 0
       const int device = parse_index(value, condition);
       in.placement.process_nodes = {0};
       in.placement.device_nodes = {{device, 1}};
     } else {
-      throw UsageError(fmt::format("{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B or "
-                                   "far-numa=D",
+      throw UsageError(fmt::format("{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B, "
+                                   "other-process=D or far-numa=D",
                                    fault_variable, condition));
     }
   }

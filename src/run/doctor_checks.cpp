@@ -189,6 +189,36 @@ void numa_placement(const Inputs& in, int device, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
+void other_processes(const Inputs& in, int device, std::vector<Finding>& out) {
+  const GpuFacts* g = facts_of(in.machine, device);
+  if (!g || g->other_processes < 0) {
+    out.push_back(not_judged("other processes", gpu(device), "NVML does not say"));
+    return;
+  }
+  Finding f{.check = "other processes", .subject = gpu(device)};
+  f.measured = std::to_string(g->other_processes);
+  f.expected = "0";
+  f.basis = "NVML's compute processes on the GPU, read while doctor's copy ran";
+  f.verdict = g->other_processes == 0 ? Verdict::ok : Verdict::warn;
+  if (f.verdict == Verdict::warn) {
+    f.cause = fmt::format("{} other process{} had work on GPU {} while doctor measured (NVML ids {}): it shares the "
+                          "GPU's links and memory, and every figure here is low by what it took",
+                          g->other_processes, g->other_processes == 1 ? "" : "es", device,
+                          join(g->other_process_ids, ", ", [](unsigned id) { return std::to_string(id); }));
+    f.action = "`nvidia-smi` names them; measure again when the GPU is yours alone";
+  }
+  out.push_back(std::move(f));
+}
+
+// The cause of a low figure when another process was on the GPU; empty when none was.
+std::string shared_with_others(const Inputs& in, int device) {
+  const GpuFacts* g = facts_of(in.machine, device);
+  if (!g || g->other_processes <= 0) return "";
+  return fmt::format("another process had work on GPU {} while doctor measured (see other processes): it shares the "
+                     "link",
+                     device);
+}
+
 void environment(const Inputs& in, std::vector<Finding>& out) {
   if (in.environment.empty()) {
     out.push_back({.check = "environment",
@@ -233,7 +263,8 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
     }
     Finding f = rated(check, who, value, best, basis, pinned_vs_pcie);
     if (f.verdict != Verdict::ok) {
-      if (now > 0 && now < best)
+      if (const std::string shared = shared_with_others(in, p.device); !shared.empty()) f.cause = shared;
+      else if (now > 0 && now < best)
         f.cause = fmt::format("{} allows {}; you measured {}: the link, not the GPU",
                               model::pcie_name(link.generation, link.width), gbps(now), gbps(value));
       else
@@ -250,7 +281,10 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
     if (f.verdict != Verdict::ok) {
       const auto queues = std::find_if(in.environment.begin(), in.environment.end(),
                                        [](const auto& v) { return v.first == "CUDA_DEVICE_MAX_CONNECTIONS"; });
-      if (queues != in.environment.end()) {
+      if (const std::string shared = shared_with_others(in, p.device); !shared.empty()) {
+        f.cause = shared;
+        f.action = "measure again when the GPU is yours alone";
+      } else if (queues != in.environment.end()) {
         f.cause = fmt::format("CUDA_DEVICE_MAX_CONNECTIONS={} is set: with few hardware queues the copy each way can "
                               "wait for the other ({} is {:.0f}% of one direction's {})",
                               queues->second, gbps(p.bidirectional_Bps), 100 * p.bidirectional_Bps / best, gbps(best));
@@ -392,6 +426,7 @@ std::vector<Finding> diagnose(const Inputs& in) {
   nvlinks(in, out);
   peer_access(in, out);
   for (int d : in.devices) numa_placement(in, d, out);
+  for (int d : in.devices) other_processes(in, d, out);
   environment(in, out);
   if (!in.figures.gpu_timings) {
     out.push_back(

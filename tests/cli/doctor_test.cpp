@@ -57,8 +57,8 @@ TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
     if (w["name"] == "doctor") findings = w["findings"].size();
   }
   EXPECT_EQ(workloads, (std::vector<std::string>{"link", "doctor"}));
-  EXPECT_EQ(findings, 10u)
-      << "verification, a pcie link and numa row per GPU, two peer rows, environment, figures, time";
+  EXPECT_EQ(findings, 12u)
+      << "verification; a pcie link, numa and other processes row per GPU; two peer rows; environment, figures, time";
   std::filesystem::remove(json);
 }
 
@@ -90,6 +90,13 @@ TEST_F(Doctor, AProcessOnAFarNumaNodeIsToldWhereToBind) {
   const Outcome o = doctor();
   EXPECT_TRUE(says(o, "WARN numa placement (GPU 0): GPU 0 is attached to NUMA node 1")) << o.out;
   EXPECT_TRUE(says(o, "do: numactl --cpunodebind=1 --membind=1")) << o.out;
+}
+
+TEST_F(Doctor, AnotherProcessOnAGpuIsNamed) {
+  setenv(doctor::fault_variable, "other-process=1", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "WARN other processes (GPU 1): 1 other process had work on GPU 1")) << o.out;
 }
 
 TEST_F(Doctor, NcclAndCudaVariablesThatChangeThePathsAreNamed) {

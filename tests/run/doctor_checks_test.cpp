@@ -22,6 +22,7 @@ Inputs healthy(int gpus) {
     GpuFacts g{.index = d, .name = "NVIDIA H100 80GB HBM3", .memory_bandwidth_Bps = 3352 * GB};
     g.pcie = {5, 16, 5, 16, "nvml"};
     g.nvlinks = 18;
+    g.other_processes = 0;
     in.machine.gpus.push_back(g);
     model::DeviceProfile p{.device = d, .name = g.name};
     p.h2d_Bps = 53.5 * GB;
@@ -155,6 +156,17 @@ TEST(DoctorChecks, SlowCopiesBothWaysWithOneHardwareQueueAreBlamedOnTheVariable)
   const Finding f = find(diagnose(in), "pinned both ways", "GPU 0");
   EXPECT_EQ(f.verdict, Verdict::warn);
   EXPECT_EQ(f.cause.rfind("CUDA_DEVICE_MAX_CONNECTIONS=1 is set", 0), 0u) << f.cause;
+}
+
+TEST(DoctorChecks, AnotherProcessOnTheGpuIsNamedAndBlamedForItsLowFigures) {
+  Inputs in = healthy(1);
+  in.machine.gpus[0].other_processes = 1;
+  in.machine.gpus[0].other_process_ids = {31337};
+  in.figures.devices[0].bidirectional_Bps = 74.6 * GB;  // as beside another process's copies on an H200
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"other processes GPU 0", "pinned both ways GPU 0"}));
+  EXPECT_NE(find(findings, "other processes", "GPU 0").cause.find("NVML ids 31337"), std::string::npos);
+  EXPECT_EQ(find(findings, "pinned both ways", "GPU 0").cause.rfind("another process had work on GPU 0", 0), 0u);
 }
 
 TEST(DoctorChecks, SlowMemoryFailsTheDeviceCopy) {

@@ -1,6 +1,7 @@
 #include "backend/cuda/nvml_facts.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -77,6 +78,7 @@ struct Nvml {
   decltype(&nvmlDeviceGetNvLinkRemotePciInfo_v2) nvlink_remote = nullptr;
   decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
 
   bool open() {
     library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -97,6 +99,7 @@ struct Nvml {
     find(nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     find(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
     find(p2p_status, "nvmlDeviceGetP2PStatus");
+    find(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
     return init && shutdown && handle_by_bus_id && init() == NVML_SUCCESS;
   }
 
@@ -163,6 +166,25 @@ bool nvlink_p2p(Nvml& nvml, nvmlDevice_t a, nvmlDevice_t b) {
   return nvml.p2p_status(a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status) == NVML_SUCCESS && status == NVML_P2P_STATUS_OK;
 }
 
+// The other processes with work on the GPU. Inside a container NVML gives the
+// host's process ids, which getpid() does not: then this process, which holds
+// a context on every GPU it has used, is taken to be one of them.
+void read_other_processes(Nvml& nvml, nvmlDevice_t handle, GpuFacts& gpu) {
+  if (!nvml.compute_processes) return;
+  std::vector<nvmlProcessInfo_t> found(64);
+  unsigned count = static_cast<unsigned>(found.size());
+  if (nvml.compute_processes(handle, &count, found.data()) != NVML_SUCCESS) return;
+  const unsigned self = static_cast<unsigned>(getpid());
+  bool self_seen = false;
+  gpu.other_process_ids.clear();
+  for (unsigned i = 0; i < count && i < found.size(); ++i) {
+    if (found[i].pid == self) self_seen = true;
+    else gpu.other_process_ids.push_back(found[i].pid);
+  }
+  gpu.other_processes = static_cast<int>(gpu.other_process_ids.size());
+  if (!self_seen && gpu.other_processes > 0) --gpu.other_processes;
+}
+
 void add_nvml_facts(Nvml& nvml, Machine& machine) {
   if (nvml.driver_version) {
     char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
@@ -180,6 +202,7 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
     if (nvml.handle_by_bus_id(gpu.pci_bus_id.c_str(), &handle) != NVML_SUCCESS) continue;
     seen[gpu.index] = {handle, read_nvlinks(nvml, handle)};
     gpu.nvlinks = static_cast<int>(seen[gpu.index].links.to_gpus.size()) + seen[gpu.index].links.to_switches;
+    read_other_processes(nvml, handle, gpu);
     unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
     if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
         nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&
