@@ -58,7 +58,7 @@ extern const Threshold device_copy_vs_hbm;   // healthy H100: 89% of half the HB
 extern const Threshold peer_vs_link;         // healthy H200 pair: 87% of 18 x NVLink4
 constexpr double like_median_share = 0.85;   // a GPU or pair this far below the median of its like is named
 constexpr double asymmetry_share = 0.85;     // a -> b below this share of b -> a is named
-constexpr double pageable_vs_pinned = 0.08;  // healthy 2 x H200 host: 12-26% of pinned over 10 readings
+constexpr double pageable_vs_pinned = 0.08;  // healthy 2 x H200 host: 12-26% of pinned over 13 readings
 
 // The variables doctor reports when set, each with what it changes.
 const std::vector<std::pair<std::string, std::string>>& path_variables();
