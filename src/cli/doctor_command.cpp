@@ -33,6 +33,7 @@ std::vector<int> doctor_devices(const Backend& backend, const RunOptions& o) {
 
 int run_doctor(const DoctorOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   const double budget_s = parse_duration(o.budget);
+  if (o.run.quick) throw UsageError("doctor's pass is short already: --quick is for `ferry run`");
   const auto started = std::chrono::steady_clock::now();
   const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
   const std::vector<int> devices = doctor_devices(*backend, o.run);
@@ -63,8 +64,14 @@ int run_doctor(const DoctorOptions& o, const std::vector<std::string>& command_l
   out << doctor::render_findings(pass.findings);
   results.workloads.push_back(std::move(pass.link));
   results.workloads.push_back(doctor::findings_result(pass.findings));
-  if (!o.run.outputs.json_path.empty())
-    if (std::string why = save_output(o.run.outputs.json_path, results_to_json(results), "results", out); !why.empty())
+  // Both files are rendered before either is written, as finish_run does.
+  const std::string json = o.run.outputs.json_path.empty() ? "" : results_to_json(results);
+  const std::string csv = o.run.outputs.csv_path.empty() ? "" : results_to_csv(results);  // link's rows
+  if (!json.empty())
+    if (std::string why = save_output(o.run.outputs.json_path, json, "results", out); !why.empty())
+      throw RuntimeFailure(why);
+  if (!csv.empty())
+    if (std::string why = save_output(o.run.outputs.csv_path, csv, "rows", out); !why.empty())
       throw RuntimeFailure(why);
   return doctor::any_fail(pass.findings) ? static_cast<int>(ExitCode::verification_failed)
                                          : static_cast<int>(ExitCode::ok);

@@ -44,7 +44,8 @@ bool says(const Outcome& o, const std::string& text) { return o.out.find(text) !
 
 TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
   const std::string json = (std::filesystem::temp_directory_path() / "ferry-doctor.json").string();
-  const Outcome o = doctor({"--json", json});
+  const std::string csv = (std::filesystem::temp_directory_path() / "ferry-doctor.csv").string();
+  const Outcome o = doctor({"--json", json, "--csv", csv});
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_TRUE(says(o, " 0 WARN, 0 FAIL")) << o.out;
   EXPECT_TRUE(says(o, "the emulator's timings are CPU timings")) << o.out;
@@ -59,7 +60,12 @@ TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
   EXPECT_EQ(workloads, (std::vector<std::string>{"link", "doctor"}));
   EXPECT_EQ(findings, 12u)
       << "verification; a pcie link, numa and other processes row per GPU; two peer rows; environment, figures, time";
+  std::ifstream rows(csv);
+  std::stringstream text;
+  text << rows.rdbuf();
+  EXPECT_NE(text.str().find("\nlink,"), std::string::npos) << "the CSV holds link's rows";
   std::filesystem::remove(json);
+  std::filesystem::remove(csv);
 }
 
 TEST_F(Doctor, ALinkTrainedLowFailsAndExitsOne) {
@@ -135,6 +141,9 @@ TEST_F(Doctor, ABudgetTooShortIsAWarningAndAMalformedOneIsRefused) {
   EXPECT_EQ(o.code, 0) << o.out;
   EXPECT_TRUE(says(o, "WARN pass time (host)")) << o.out;
   EXPECT_EQ(doctor({"--budget", "soon"}).code, 2);
+  const Outcome quick = doctor({"--quick"});
+  EXPECT_EQ(quick.code, 2);
+  EXPECT_NE(quick.err.find("--quick is for `ferry run`"), std::string::npos) << quick.err;
 }
 
 TEST_F(Doctor, TheDryRunListsThePassAndMeasuresNothing) {
