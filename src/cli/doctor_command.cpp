@@ -9,7 +9,6 @@
 #include "backend/select.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
-#include "core/results_json.hpp"
 #include "core/units.hpp"
 #include "run/doctor.hpp"
 #include "run/dry_run.hpp"
@@ -64,15 +63,7 @@ int run_doctor(const DoctorOptions& o, const std::vector<std::string>& command_l
   out << doctor::render_findings(pass.findings);
   results.workloads.push_back(std::move(pass.link));
   results.workloads.push_back(doctor::findings_result(pass.findings));
-  // Both files are rendered before either is written, as finish_run does.
-  const std::string json = o.run.outputs.json_path.empty() ? "" : results_to_json(results);
-  const std::string csv = o.run.outputs.csv_path.empty() ? "" : results_to_csv(results);  // link's rows
-  if (!json.empty())
-    if (std::string why = save_output(o.run.outputs.json_path, json, "results", out); !why.empty())
-      throw RuntimeFailure(why);
-  if (!csv.empty())
-    if (std::string why = save_output(o.run.outputs.csv_path, csv, "rows", out); !why.empty())
-      throw RuntimeFailure(why);
+  write_outputs(results, o.run.outputs, out);  // the CSV holds link's rows; the findings are in the JSON
   return doctor::any_fail(pass.findings) ? static_cast<int>(ExitCode::verification_failed)
                                          : static_cast<int>(ExitCode::ok);
 }

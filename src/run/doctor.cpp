@@ -110,24 +110,30 @@ void read_links_under_load(Backend& backend, const std::vector<int>& devices, Ma
   if (!backend.capabilities().gpu_timings) return;  // the emulator has no link
   constexpr std::size_t bytes = 256ull << 20;
   constexpr int copies = 24;  // about 0.1 s at Gen5 x16: time enough to read the link mid-way
+  // Every selected GPU copies at once, so one reading of the machine finds each link busy.
+  struct Busy {
+    Buffer host, gpu;
+    std::unique_ptr<Stream> stream;
+  };
+  std::vector<Busy> busy;
   for (int device : devices) {
-    Buffer host = backend.allocate_host(MemoryKind::pinned, bytes);
-    Buffer gpu = backend.allocate_device(device, bytes);
-    std::fill_n(host.data(), bytes, std::byte{0x5a});
-    const std::unique_ptr<Stream> stream = backend.make_stream(device);
-    for (int i = 0; i < copies; ++i) stream->copy(gpu.data(), host.data(), bytes);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const Machine loaded = backend.describe_machine();
-    stream->synchronize();
-    for (GpuFacts& g : machine.gpus)
-      if (g.index == device)
-        for (const GpuFacts& now : loaded.gpus)
-          if (now.index == device) {
-            g.pcie = now.pcie;
-            g.other_processes = now.other_processes;
-            g.other_process_ids = now.other_process_ids;
-          }
+    Busy b{backend.allocate_host(MemoryKind::pinned, bytes), backend.allocate_device(device, bytes),
+           backend.make_stream(device)};
+    std::fill_n(b.host.data(), bytes, std::byte{0x5a});
+    for (int i = 0; i < copies; ++i) b.stream->copy(b.gpu.data(), b.host.data(), bytes);
+    busy.push_back(std::move(b));
   }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Machine loaded = backend.describe_machine();
+  for (Busy& b : busy) b.stream->synchronize();
+  for (GpuFacts& g : machine.gpus)
+    if (std::find(devices.begin(), devices.end(), g.index) != devices.end())
+      for (const GpuFacts& now : loaded.gpus)
+        if (now.index == g.index) {
+          g.pcie = now.pcie;
+          g.other_processes = now.other_processes;
+          g.other_process_ids = now.other_process_ids;
+        }
 }
 
 int parse_index(std::string_view text, std::string_view condition) {
@@ -242,12 +248,10 @@ std::string render_findings(const std::vector<Finding>& findings) {
   for (const Finding& f : findings)
     table.add({std::string(verdict_name(f.verdict)), f.check, f.subject, f.measured, f.expected, f.basis});
   std::string text = "\nferry doctor\n" + table.render();
-  int shown = 0;
-  for (const Finding& f : findings) {
-    if (f.verdict != Verdict::warn && f.verdict != Verdict::fail) continue;
-    text += fmt::format("\n{} {} ({}): {}\n  do: {}\n", verdict_name(f.verdict), f.check, f.subject, f.cause, f.action);
-    ++shown;
-  }
+  for (const Finding& f : findings)
+    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail)
+      text +=
+          fmt::format("\n{} {} ({}): {}\n  do: {}\n", verdict_name(f.verdict), f.check, f.subject, f.cause, f.action);
   const auto count = [&](Verdict v) {
     return std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; });
   };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/link_model.hpp"
@@ -59,13 +60,6 @@ const GpuFacts* facts_of(const Machine& machine, int device) {
   for (const GpuFacts& g : machine.gpus)
     if (g.index == device) return &g;
   return nullptr;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 // A figure held against a model: OK, WARN or FAIL by the threshold's shares.
@@ -336,7 +330,7 @@ void like_gpus(const Inputs& in, std::vector<Finding>& out) {
   for (const model::DeviceProfile& p : in.figures.devices) {
     const std::vector<double>& like = by_model[p.name];
     if (like.size() < 3) continue;  // a median of two says nothing about which one is slow
-    const double usual = median(like);
+    const double usual = summarize(like).median;
     const double mine = std::min(p.h2d_Bps, p.d2h_Bps);
     Finding f{.check = "pinned vs like GPUs", .subject = gpu(p.device), .value = mine, .model = usual};
     f.measured = gbps(mine);
@@ -376,7 +370,7 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
     }
     const std::vector<double>& like = by_links[links_of(p.from, p.to)];
     if (like.size() >= 3) {
-      const double usual = median(like);
+      const double usual = summarize(like).median;
       Finding f{.check = "peer vs like pairs", .subject = who, .value = p.copy_Bps, .model = usual};
       f.measured = gbps(p.copy_Bps);
       f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, gbps(usual));

@@ -24,6 +24,11 @@ Results start_results(Backend& backend, const std::vector<std::string>& command_
 
 int finish_run(Results& results, const OutputPaths& paths, std::ostream& out) {
   for (const WorkloadResult& w : results.workloads) out << render_workload(w);
+  write_outputs(results, paths, out);
+  return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
+}
+
+void write_outputs(const Results& results, const OutputPaths& paths, std::ostream& out) {
   // Both files are rendered before either is written, so a failure leaves neither half done.
   const std::string json = paths.json_path.empty() ? "" : results_to_json(results);
   const std::string csv = paths.csv_path.empty() ? "" : results_to_csv(results);
@@ -35,7 +40,6 @@ int finish_run(Results& results, const OutputPaths& paths, std::ostream& out) {
   save(paths.json_path, json, "results");
   save(paths.csv_path, csv, "rows");
   if (!unsaved.empty()) throw RuntimeFailure(join(unsaved, "; ", [](const std::string& s) { return s; }));
-  return results.passed() ? static_cast<int>(ExitCode::ok) : static_cast<int>(ExitCode::verification_failed);
 }
 
 std::string save_output(const std::string& path, const std::string& content, const std::string& what,

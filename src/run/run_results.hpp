@@ -26,6 +26,10 @@ Results start_results(Backend& backend, const std::vector<std::string>& command_
 // temporary folder, and RuntimeFailure names where.
 int finish_run(Results& results, const OutputPaths& paths, std::ostream& out);
 
+// finish_run() without the tables: the JSON and CSV files, both rendered before
+// either is written; RuntimeFailure names each that went to the temporary folder.
+void write_outputs(const Results& results, const OutputPaths& paths, std::ostream& out);
+
 // Writes the `what` (e.g. "results") to `path` by core/output_file.hpp's
 // rules and says where on `out`. Returns "" when written; else a file that
 // could not be written goes to the temporary folder, and the message returned
