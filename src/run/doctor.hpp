@@ -12,13 +12,9 @@
 #include "core/progress.hpp"
 #include "core/results.hpp"
 #include "run/doctor_checks.hpp"
+#include "run/doctor_faults.hpp"
 
 namespace ferry::doctor {
-
-// Test hook: FERRY_FAULT_DOCTOR=CONDITION[,CONDITION...] changes the facts the
-// pass read before they are judged, so each diagnosis can be provoked on the
-// emulator (docs/doctor.md lists the conditions).
-inline constexpr const char* fault_variable = "FERRY_FAULT_DOCTOR";
 
 // The part of link that doctor runs: pinned and pageable copies at their plateau,
 // both ways, the device copy, and peer copies between every pair.
