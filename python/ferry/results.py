@@ -53,6 +53,24 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Finding:
+    """A judgment rather than a measurement (`ferry doctor`'s checks): one check of one subject."""
+    check: str
+    subject: str             # "host", "GPU 0", "GPU 0 -> 1"
+    verdict: str             # OK, WARN, FAIL, or - (not judged)
+    measured: str
+    expected: str
+    basis: str               # what expected comes from
+    cause: str               # "" where there is nothing to explain
+    action: str
+    value: Optional[float] = None   # where the check is a figure: B/s (seconds for pass time)
+    model: Optional[float] = None   # what value was held against
+
+
+VERDICTS = ("OK", "WARN", "FAIL", "-")
+
+
+@dataclass(frozen=True)
 class Workload:
     name: str
     verification: str
@@ -63,6 +81,7 @@ class Workload:
     notes: list
     for_model: bool          # a link run only to give another workload's model its ceilings
     rows_match_checksum: Optional[bool] = None  # None: the file carries no checksum (written before ferry had one)
+    findings: list = field(default_factory=list)  # Finding, in the order they were made; [] where there are none
 
     def rows_in(self, section: str) -> list:
         return [r for r in self.rows if r.section == section]
@@ -256,7 +275,25 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
         notes=[str(s) for s in _get(w, "notes", list, where, optional=True) or []],
         for_model=for_model and name == "link",
         rows_match_checksum=None if checksum is None else checksum == json_checksum(raw_rows),
+        findings=[_finding(f, f"{where}findings[{i}].")
+                  for i, f in enumerate(_get(w, "findings", list, where, optional=True) or [])],
     )
+
+
+_FINDING_TEXTS = ("check", "subject", "verdict", "measured", "expected", "basis", "cause", "action")
+
+
+def _finding(f: Any, where: str) -> Finding:
+    """Every text field ferry writes is required (empty where there is nothing to say), so a
+    record cut short is refused rather than shown as a check with no verdict or no cause."""
+    if not isinstance(f, dict):
+        raise _Malformed(f"{where[:-1]} is not an object")
+    texts = {key: _get(f, key, str, where) for key in _FINDING_TEXTS}
+    if texts["verdict"] not in VERDICTS:
+        raise _Malformed(f"{where}verdict is {json.dumps(texts['verdict'])[:40]}, not "
+                         + ", ".join(f'"{v}"' for v in VERDICTS[:-1]) + f' or "{VERDICTS[-1]}"')
+    return Finding(**texts, value=_optional_float(_get(f, "value", _NUMBER, where, optional=True)),
+                   model=_optional_float(_get(f, "model", _NUMBER, where, optional=True)))
 
 
 def _row(r: Any, where: str) -> Row:
