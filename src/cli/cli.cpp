@@ -21,11 +21,12 @@ std::string workload_names() {
   return join(workloads(), ", ", [](const Workload& w) { return w.name; });
 }
 
-// "`ferry run beff` and `ferry run topo`": the commands that run across MPI ranks.
+// "`ferry run beff`, `ferry run topo` and `ferry doctor`": the commands that run across MPI ranks.
 std::string commands_under_mpi() {
   std::vector<std::string> commands;
   for (const Workload& w : workloads())
     if (w.runs_under_mpi) commands.push_back(fmt::format("`ferry run {}`", w.name));
+  commands.push_back("`ferry doctor`");  // fleet mode (run/doctor_fleet.hpp)
   if (commands.size() < 2) return join(commands, "", [](const std::string& c) { return c; });
   const std::string last = commands.back();
   commands.pop_back();
@@ -73,7 +74,8 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     // Under mpirun every rank runs this; only the workloads declared to share the work between ranks can.
     if (world().distributed()) {
       const Workload* running = args.size() >= 2 && args[0] == "run" ? find_workload(args[1]) : nullptr;
-      if (!running || !running->runs_under_mpi)
+      const bool doctor = !args.empty() && args[0] == "doctor";
+      if (!doctor && (!running || !running->runs_under_mpi))
         throw UsageError(
             fmt::format("only {} run across MPI ranks ({} were started): run other commands without mpirun",
                         commands_under_mpi(), world().size()));

@@ -16,6 +16,39 @@ struct PcieLink {
   std::string source;  // "nvml", "sysfs" or "" when unknown
 };
 
+// Bytes per second over the GPU's PCIe link as NVML counted them in a 20 ms
+// window: rx into the GPU, tx out of it, whoever moved them.
+struct PcieTraffic {
+  double rx_Bps = 0;
+  double tx_Bps = 0;
+};
+
+// Who may create a context on the GPU (nvidia-smi's compute mode).
+enum class ComputeMode { shared, exclusive_process, prohibited };
+
+inline const char* compute_mode_name(ComputeMode mode) {
+  switch (mode) {
+    case ComputeMode::shared: return "default";
+    case ComputeMode::exclusive_process: return "exclusive process";
+    case ComputeMode::prohibited: return "prohibited";
+  }
+  return "?";
+}
+
+// NVML's clock event reasons, bits of GpuFacts::clock_events. The values are
+// NVML's (nvmlClocksEventReason*, once nvmlClocksThrottleReason*), kept here so
+// that judging them needs no nvml.h.
+namespace clock_event {
+inline constexpr std::uint64_t gpu_idle = 0x1;
+inline constexpr std::uint64_t applications_clocks = 0x2;
+inline constexpr std::uint64_t sw_power_cap = 0x4;
+inline constexpr std::uint64_t hw_slowdown = 0x8;
+inline constexpr std::uint64_t sync_boost = 0x10;
+inline constexpr std::uint64_t sw_thermal = 0x20;
+inline constexpr std::uint64_t hw_thermal = 0x40;
+inline constexpr std::uint64_t hw_power_brake = 0x80;
+}  // namespace clock_event
+
 struct GpuFacts {
   int index = 0;
   std::string name;
@@ -32,6 +65,13 @@ struct GpuFacts {
   // NVML's, which inside a container are the host's.
   int other_processes = -1;
   std::vector<unsigned> other_process_ids{};
+  // The GPU's state as NVML gave it when the facts were read; empty where NVML
+  // does not say (no NVML, a call that failed, a GPU without the feature).
+  std::optional<bool> persistence_mode{};
+  std::optional<bool> mig_mode{};  // the current mode, not the one pending a reset
+  std::optional<ComputeMode> compute_mode{};
+  std::optional<std::uint64_t> clock_events{};  // clock_event bits active when read
+  std::optional<PcieTraffic> pcie_traffic{};
 };
 
 struct PeerFacts {
@@ -40,6 +80,9 @@ struct PeerFacts {
   bool direct_access = false;  // cudaDeviceCanAccessPeer
   int nvlinks = 0;             // active NVLinks between the two, where NVML reports them
   int nvlink_version = 0;
+  // "nvml" where NVML looked for the pair's NVLinks, so that 0 means none (a
+  // PCIe pair); "" where nobody looked, so that 0 means unknown.
+  std::string nvlink_source{};
 };
 
 struct HostFacts {

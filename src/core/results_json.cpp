@@ -54,6 +54,13 @@ ordered_json to_json(const Machine& m) {
           {"max_width", g.pcie.max_width},
           {"source", g.pcie.source}}},
         {"nvlinks", g.nvlinks},
+        {"persistence_mode", g.persistence_mode ? ordered_json(*g.persistence_mode) : ordered_json(nullptr)},
+        {"mig_mode", g.mig_mode ? ordered_json(*g.mig_mode) : ordered_json(nullptr)},
+        {"compute_mode", g.compute_mode ? ordered_json(compute_mode_name(*g.compute_mode)) : ordered_json(nullptr)},
+        {"clock_event_reasons", g.clock_events ? ordered_json(*g.clock_events) : ordered_json(nullptr)},
+        {"pcie_traffic_GBps",
+         g.pcie_traffic ? ordered_json{{"rx", to_GBps(g.pcie_traffic->rx_Bps)}, {"tx", to_GBps(g.pcie_traffic->tx_Bps)}}
+                        : ordered_json(nullptr)},
     });
   }
   ordered_json peers = ordered_json::array();
@@ -62,7 +69,8 @@ ordered_json to_json(const Machine& m) {
                      {"to", p.to},
                      {"direct_access", p.direct_access},
                      {"nvlinks", p.nvlinks},
-                     {"nvlink_version", p.nvlink_version}});
+                     {"nvlink_version", p.nvlink_version},
+                     {"nvlink_source", p.nvlink_source}});
   }
   return {
       {"host",

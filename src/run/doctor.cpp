@@ -18,6 +18,7 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "run/doctor_faults.hpp"
+#include "run/doctor_nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -133,6 +134,18 @@ void read_links_under_load(Backend& backend, const std::vector<int>& devices, Ma
         if (now.index == g.index) g = now;  // every fact as read under load: the link, processes, clocks
 }
 
+// Each selected GPU's PCIe traffic once doctor's copies are done and nothing of
+// its moves: what NVML counts then is someone else's. A GPU whose counters NVML
+// does not give is left out.
+std::vector<std::pair<int, PcieTraffic>> read_idle_pcie_traffic(Backend& backend, const std::vector<int>& devices) {
+  if (!backend.capabilities().gpu_timings) return {};  // the emulator has no link
+  std::vector<std::pair<int, PcieTraffic>> idle;
+  for (const GpuFacts& g : backend.describe_machine().gpus)
+    if (g.pcie_traffic && std::find(devices.begin(), devices.end(), g.index) != devices.end())
+      idle.emplace_back(g.index, *g.pcie_traffic);
+  return idle;
+}
+
 int checked_rows(const WorkloadResult& result) {
   return static_cast<int>(std::count_if(result.rows.begin(), result.rows.end(),
                                         [](const Row& r) { return r.check != Check::not_applicable; }));
@@ -145,7 +158,15 @@ link::LinkConfig pass_config(const Capabilities& capabilities, const std::vector
   c.devices = devices;
   c.host_memory = {MemoryKind::pinned, MemoryKind::pageable};
   // Two sizes on the plateau are enough to judge a rate; the sweep below it is link's business.
-  if (capabilities.gpu_timings) c.sweep_bytes = {64ull << 20, 256ull << 20};
+  if (capabilities.gpu_timings) {
+    c.sweep_bytes = {64ull << 20, 256ull << 20};
+    // The latencies are held against full link runs (run/doctor_references.cpp): measured as those were. A quick
+    // run's 200 kernels a sample add 1/200 of a sync to each kernel, about 5% of a graph's; this costs < 0.5 s a GPU.
+    const link::LinkConfig full = link::LinkConfig::defaults(capabilities, false);
+    c.kernels_per_sample = full.kernels_per_sample;
+    c.dispatch_repeat = full.dispatch_repeat;
+    c.flag_round_trips = full.flag_round_trips;
+  }
   return c;
 }
 
@@ -163,6 +184,7 @@ Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& 
   link::validate(backend, config);
   link::LinkOutcome outcome = link::run(backend, machine, config, progress);
   read_links_under_load(backend, devices, in.machine);
+  in.idle_pcie_traffic = read_idle_pcie_traffic(backend, devices);
   in.figures = outcome.profile;
   in.verification_passed = outcome.result.passed();
   in.checked_rows = checked_rows(outcome.result);
@@ -171,8 +193,12 @@ Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& 
   for (const GpuFacts& g : in.machine.gpus)
     if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
       in.placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));
+  // NCCL against p2p-ce on each pair (issue 44), after link's copies and the idle reading, so each runs alone.
+  const std::vector<NcclPair> nccl_pairs = nccl_pass(backend, devices, fault, progress);
   if (!fault.empty()) apply_fault(fault, in);
-  return {std::move(outcome.result), diagnose(in)};
+  std::vector<Finding> findings = diagnose(in);
+  for (Finding& f : judge_nccl(nccl_pairs, in.environment)) findings.push_back(std::move(f));
+  return {std::move(outcome.result), std::move(findings), in.figures};
 }
 
 WorkloadResult findings_result(const std::vector<Finding>& findings) {

@@ -21,8 +21,9 @@ namespace ferry::doctor {
 link::LinkConfig pass_config(const Capabilities& capabilities, const std::vector<int>& devices);
 
 struct Pass {
-  WorkloadResult link;            // link's rows, as `ferry run link` would write them
-  std::vector<Finding> findings;  // one per check and subject
+  WorkloadResult link;              // link's rows, as `ferry run link` would write them
+  std::vector<Finding> findings;    // one per check and subject
+  model::MachineProfile figures{};  // link's figures, as judged
 };
 
 // Throws UsageError when `fault` names no condition (the message lists them).

@@ -9,6 +9,8 @@
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/link_model.hpp"
+#include "run/doctor_gpu_state.hpp"
+#include "run/doctor_latency.hpp"
 
 namespace ferry::doctor {
 
@@ -183,27 +185,6 @@ void numa_placement(const Inputs& in, int device, std::vector<Finding>& out) {
   out.push_back(std::move(f));
 }
 
-void other_processes(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
-  if (!g || g->other_processes < 0) {
-    out.push_back(not_judged("other processes", gpu(device), "NVML does not say"));
-    return;
-  }
-  Finding f{.check = "other processes", .subject = gpu(device)};
-  f.measured = std::to_string(g->other_processes);
-  f.expected = "0";
-  f.basis = "NVML's compute processes on the GPU, read while doctor's copy ran";
-  f.verdict = g->other_processes == 0 ? Verdict::ok : Verdict::warn;
-  if (f.verdict == Verdict::warn) {
-    f.cause = fmt::format("{} other process{} had work on GPU {} while doctor measured (NVML ids {}): it shares the "
-                          "GPU's links and memory, and every figure here is low by what it took",
-                          g->other_processes, g->other_processes == 1 ? "" : "es", device,
-                          join(g->other_process_ids, ", ", [](unsigned id) { return std::to_string(id); }));
-    f.action = "`nvidia-smi` names them; measure again when the GPU is yours alone";
-  }
-  out.push_back(std::move(f));
-}
-
 // The cause of a low figure when another process was on the GPU; empty when none was.
 std::string shared_with_others(const Inputs& in, int device) {
   const GpuFacts* g = facts_of(in.machine, device);
@@ -315,8 +296,13 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
                                   to_GBps(g->memory_bandwidth_Bps)),
                       device_copy_vs_hbm);
     if (f.verdict != Verdict::ok) {
-      f.cause = "the GPU's memory runs below its rating: clocks held down (power or thermal cap) or another process "
-                "on the GPU";
+      const std::string slowed = g->clock_events ? clock_slowdowns(*g->clock_events) : "";
+      if (const std::string shared = shared_with_others(in, p.device); !shared.empty()) f.cause = shared;
+      else if (!slowed.empty())
+        f.cause = "the GPU slowed its clocks during the pass (" + slowed + "): see clock events";
+      else
+        f.cause = "the GPU's memory runs below its rating: clocks held down (power or thermal cap) or another "
+                  "process on the GPU";
       f.action = "`nvidia-smi -q -d PERFORMANCE,CLOCK` during a run shows the clock event reasons";
     }
     out.push_back(std::move(f));
@@ -353,13 +339,25 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
       if (f.from == from && f.to == to) return f.nvlinks;
     return 0;
   };
+  // Without NVML, 0 NVLinks is "unknown": held against PCIe, an NVLink pair would pass at any speed.
+  auto links_known = [&](int from, int to) {
+    for (const PeerFacts& f : in.machine.peers)
+      if (f.from == from && f.to == to) return !f.nvlink_source.empty();
+    return false;
+  };
   for (const model::PeerProfile& p : in.figures.peers)
     if (p.copy_Bps > 0) by_links[links_of(p.from, p.to)].push_back(p.copy_Bps);
   for (const model::PeerProfile& p : in.figures.peers) {
     if (p.copy_Bps <= 0) continue;
     const std::string who = fmt::format("GPU {} -> {}", p.from, p.to);
     const model::RatedLink link = model::peer_link(in.machine, p.from, p.to);
-    if (link.Bps > 0) {
+    if (!links_known(p.from, p.to)) {
+      Finding f = not_judged("peer copy", who,
+                             "the NVLinks between the pair are unknown (no NVML in this build or on this machine): "
+                             "against PCIe an NVLink pair would pass at any speed");
+      f.measured = gbps(p.copy_Bps);
+      out.push_back(std::move(f));
+    } else if (link.Bps > 0) {
       Finding f = rated("peer copy", who, p.copy_Bps, link.Bps, link.basis, peer_vs_link);
       if (f.verdict != Verdict::ok) {
         f.cause = p.direct_access ? "the pair's copies run below its links: links down or shared with other traffic"
@@ -374,7 +372,9 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
       Finding f{.check = "peer vs like pairs", .subject = who, .value = p.copy_Bps, .model = usual};
       f.measured = gbps(p.copy_Bps);
       f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, gbps(usual));
-      f.basis = fmt::format("the median of the {} pairs with {} NVLinks", like.size(), links_of(p.from, p.to));
+      f.basis = links_known(p.from, p.to)
+                    ? fmt::format("the median of the {} pairs with {} NVLinks", like.size(), links_of(p.from, p.to))
+                    : fmt::format("the median of the {} pairs whose NVLinks are unknown", like.size());
       f.verdict = p.copy_Bps < like_median_share * usual ? Verdict::fail : Verdict::ok;
       if (f.verdict == Verdict::fail) {
         f.cause = fmt::format("{:.0f}% of pairs linked alike", 100 * p.copy_Bps / usual);
@@ -420,7 +420,7 @@ std::vector<Finding> diagnose(const Inputs& in) {
   nvlinks(in, out);
   peer_access(in, out);
   for (int d : in.devices) numa_placement(in, d, out);
-  for (int d : in.devices) other_processes(in, d, out);
+  judge_gpu_state(in, out);
   environment(in, out);
   if (!in.figures.gpu_timings) {
     out.push_back(
@@ -431,6 +431,7 @@ std::vector<Finding> diagnose(const Inputs& in) {
   for (const model::DeviceProfile& p : in.figures.devices) device_figures(in, p, out);
   like_gpus(in, out);
   pair_figures(in, out);
+  for (Finding& f : judge_latencies(in)) out.push_back(std::move(f));
   return out;
 }
 

@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "run/doctor_latency.hpp"
+#include "run/doctor_nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -18,6 +22,26 @@ int parse_index(std::string_view text, std::string_view condition) {
   } catch (const std::exception&) {
   }
   throw UsageError(fmt::format("{}: '{}' in '{}' is not a device number", fault_variable, text, condition));
+}
+
+// "hw-thermal" -> clock_event::hw_thermal; the names are the hook's, the bits NVML's.
+std::uint64_t clock_reason(std::string_view name, std::string_view condition) {
+  static constexpr std::pair<std::string_view, std::uint64_t> reasons[] = {
+      {"power-cap", clock_event::sw_power_cap},     {"sw-thermal", clock_event::sw_thermal},
+      {"hw-thermal", clock_event::hw_thermal},      {"hw-slowdown", clock_event::hw_slowdown},
+      {"power-brake", clock_event::hw_power_brake},
+  };
+  for (const auto& [known, bit] : reasons)
+    if (name == known) return bit;
+  throw UsageError(fmt::format("{}: '{}' wants clocks=D:REASON, REASON one of power-cap, sw-thermal, hw-thermal, "
+                               "hw-slowdown or power-brake",
+                               fault_variable, condition));
+}
+
+GpuFacts* gpu_of(Inputs& in, int device) {
+  for (GpuFacts& g : in.machine.gpus)
+    if (g.index == device) return &g;
+  return nullptr;
 }
 
 }  // namespace
@@ -54,9 +78,36 @@ void apply_fault(std::string_view hook, Inputs& in) {
       const int device = parse_index(value, condition);
       in.placement.process_nodes = {0};
       in.placement.device_nodes = {{device, 1}};
+    } else if (name == "persistence-off") {  // persistence-off=D: GPU D's driver state goes with its last process
+      if (GpuFacts* g = gpu_of(in, parse_index(value, condition))) g->persistence_mode = false;
+    } else if (name == "clocks") {  // clocks=D:REASON: GPU D held its clocks for REASON while the copy ran
+      const std::size_t colon = value.find(':');
+      const int device = parse_index(value.substr(0, colon), condition);
+      const std::uint64_t reason =
+          clock_reason(colon == std::string_view::npos ? "" : value.substr(colon + 1), condition);
+      if (GpuFacts* g = gpu_of(in, device)) g->clock_events = g->clock_events.value_or(0) | reason;
+    } else if (name == "mig") {  // mig=D: GPU D runs in MIG mode
+      if (GpuFacts* g = gpu_of(in, parse_index(value, condition))) g->mig_mode = true;
+    } else if (name == "exclusive") {  // exclusive=D: one process at a time may use GPU D
+      if (GpuFacts* g = gpu_of(in, parse_index(value, condition))) g->compute_mode = ComputeMode::exclusive_process;
+    } else if (name == "prohibited") {  // prohibited=D: no process may use GPU D
+      if (GpuFacts* g = gpu_of(in, parse_index(value, condition))) g->compute_mode = ComputeMode::prohibited;
+    } else if (name == "pcie-traffic") {  // pcie-traffic=D: 3.2 GB/s in, 0.4 GB/s out on GPU D while doctor idled
+      const int device = parse_index(value, condition);
+      std::erase_if(in.idle_pcie_traffic, [&](const auto& t) { return t.first == device; });
+      in.idle_pcie_traffic.emplace_back(device, PcieTraffic{.rx_Bps = 3.2e9, .tx_Bps = 0.4e9});
+    } else if (name == "slow-launch") {  // slow-launch=D: every latency its model's reference, GPU D's launch 2x
+      provoke_slow_launch(in, parse_index(value, condition));
+    } else if (name == "nccl-slow" || name == "nccl-corrupt") {
+      // nccl-slow=A-B: pair A-B's NCCL at 0.13x of p2p-ce's b(2 MiB), timed as a GPU's; nccl-corrupt=A-B: one
+      // byte of a message between A and B corrupted on arrival. Not facts of Inputs: run_pass's nccl_pass()
+      // applies them to the pairs it measures (run/doctor_nccl.cpp); here the value is only checked.
+      nccl_faults(condition);
     } else {
       throw UsageError(fmt::format("{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B, "
-                                   "other-process=D or far-numa=D",
+                                   "other-process=D, far-numa=D, persistence-off=D, clocks=D:REASON, mig=D, "
+                                   "exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, nccl-slow=A-B or "
+                                   "nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)",
                                    fault_variable, condition));
     }
   }

@@ -1,5 +1,6 @@
 #include "transport/world.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -111,6 +112,25 @@ void World::start_mpi() {
 void World::barrier() const {
 #if FERRY_WITH_MPI
   if (mpi_) FERRY_MPI(MPI_Barrier(MPI_COMM_WORLD));
+#endif
+}
+
+void World::barrier_sleeping(double timeout_s) const {
+#if FERRY_WITH_MPI
+  if (!mpi_) return;
+  MPI_Request request;
+  FERRY_MPI(MPI_Ibarrier(MPI_COMM_WORLD, &request));
+  const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+  for (int done = 0;;) {
+    FERRY_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    if (now_ns() > deadline)
+      throw RuntimeFailure(
+          fmt::format("rank {}: the other ranks did not reach the barrier within {:.0f} s", rank_, timeout_s));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+#else
+  (void)timeout_s;
 #endif
 }
 

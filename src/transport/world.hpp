@@ -23,6 +23,10 @@ class World {
 
   // Collectives over every rank; in a world of one they return at once.
   void barrier() const;
+  // A barrier that sleeps while it waits, so that ranks waiting their turn leave
+  // the CPU to the rank that measures (MPI_Barrier spins). Throws RuntimeFailure
+  // when the others have not come within `timeout_s`.
+  void barrier_sleeping(double timeout_s) const;
   double max(double value) const;
   std::int64_t max(std::int64_t value) const;
   bool all(bool value) const;

@@ -53,13 +53,21 @@ TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
   const nlohmann::json doc = nlohmann::json::parse(in);
   std::vector<std::string> workloads;
   std::size_t findings = 0;
+  std::vector<std::string> nvml_says_nothing;  // what the emulator leaves to NVML: not judged
   for (const auto& w : doc["workloads"]) {
     workloads.push_back(w["name"]);
-    if (w["name"] == "doctor") findings = w["findings"].size();
+    if (w["name"] != "doctor") continue;
+    findings = w["findings"].size();
+    for (const auto& f : w["findings"])
+      if (f["verdict"] == "-" && f["basis"] == "NVML does not say" && f["subject"] == "GPU 1")
+        nvml_says_nothing.push_back(f["check"]);
   }
+  EXPECT_EQ(nvml_says_nothing, (std::vector<std::string>{"other processes", "persistence mode", "clock events",
+                                                         "mig mode", "compute mode", "pcie traffic"}));
   EXPECT_EQ(workloads, (std::vector<std::string>{"link", "doctor"}));
-  EXPECT_EQ(findings, 12u)
-      << "verification; a pcie link, numa and other processes row per GPU; two peer rows; environment, figures, time";
+  EXPECT_EQ(findings, 23u)
+      << "verification; a pcie link, numa, other processes, persistence mode, clock events, mig mode, compute mode "
+         "and pcie traffic row per GPU; two peer rows; environment, figures, nccl vs p2p-ce for the pair, time";
   std::ifstream rows(csv);
   std::stringstream text;
   text << rows.rdbuf();
@@ -105,6 +113,28 @@ TEST_F(Doctor, AnotherProcessOnAGpuIsNamed) {
   EXPECT_TRUE(says(o, "WARN other processes (GPU 1): 1 other process had work on GPU 1")) << o.out;
 }
 
+// One run for every condition the GPU's NVML state can provoke: each run of the pass takes seconds.
+TEST_F(Doctor, EachNvmlStateConditionIsNamedWithItsCause) {
+  setenv(doctor::fault_variable,
+         "persistence-off=1,clocks=0:hw-thermal,clocks=0:power-cap,mig=0,exclusive=0,prohibited=1,pcie-traffic=1", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "WARN persistence mode (GPU 1): persistence mode off: the first CUDA call of each process pays "
+                      "the driver's start-up"))
+      << o.out;
+  EXPECT_TRUE(says(o, "do: `sudo nvidia-smi -pm 1`")) << o.out;
+  EXPECT_TRUE(says(o, "WARN clock events (GPU 0): the GPU slowed its clocks during the pass: SW power cap, HW thermal "
+                      "slowdown\n"))
+      << o.out;
+  EXPECT_TRUE(says(o, "WARN mig mode (GPU 0): a MIG instance has a share of the copy engines and memory")) << o.out;
+  EXPECT_TRUE(says(o, "WARN compute mode (GPU 0): exclusive process: one process at a time can use GPU 0")) << o.out;
+  EXPECT_TRUE(says(o, "WARN compute mode (GPU 1): prohibited: no process can create a CUDA context on GPU 1")) << o.out;
+  EXPECT_TRUE(says(o, "WARN pcie traffic (GPU 1): PCIe traffic that is not ferry's: 3.2 GB/s in, 0.4 GB/s out while "
+                      "doctor was idle, above the 1.0 GB/s an idle GPU stays under"))
+      << o.out;
+  EXPECT_TRUE(says(o, " 6 WARN, 0 FAIL")) << "the conditions alone, and none on the GPU they do not name\n" << o.out;
+}
+
 TEST_F(Doctor, NcclAndCudaVariablesThatChangeThePathsAreNamed) {
   setenv("NCCL_P2P_DISABLE", "1", 1);
   setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
@@ -134,6 +164,14 @@ TEST_F(Doctor, AnUnknownConditionIsRefusedBeforeAnythingRuns) {
   o = doctor();
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("unknown condition 'gremlins'"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("clocks=D:REASON, mig=D, exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, "
+                       "nccl-slow=A-B or nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)"),
+            std::string::npos)
+      << o.err;
+  setenv(doctor::fault_variable, "clocks=0:hot", 1);
+  o = doctor();
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("wants clocks=D:REASON, REASON one of power-cap"), std::string::npos) << o.err;
 }
 
 TEST_F(Doctor, ABudgetTooShortIsAWarningAndAMalformedOneIsRefused) {

@@ -1,12 +1,14 @@
 // doctor's judgments on machines described in numbers: a healthy H100-like GPU
 // and pair, then each fault a user meets, and the verdict and cause it must get.
 #include "run/doctor_checks.hpp"
+#include "run/doctor_gpu_state.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-namespace ferry::doctor {
+// A namespace of its own: a unity build compiles it with the other doctor tests, whose helpers share its names.
+namespace ferry::doctor::checks_test {
 namespace {
 
 constexpr double GB = 1e9;
@@ -23,7 +25,12 @@ Inputs healthy(int gpus) {
     g.pcie = {5, 16, 5, 16, "nvml"};
     g.nvlinks = 18;
     g.other_processes = 0;
+    g.persistence_mode = true;
+    g.mig_mode = false;
+    g.compute_mode = ComputeMode::shared;
+    g.clock_events = clock_event::gpu_idle;  // between copies: no fault
     in.machine.gpus.push_back(g);
+    in.idle_pcie_traffic.emplace_back(d, PcieTraffic{.rx_Bps = 0.002 * GB, .tx_Bps = 0.001 * GB});
     model::DeviceProfile p{.device = d, .name = g.name};
     p.h2d_Bps = 53.5 * GB;
     p.d2h_Bps = 54.7 * GB;
@@ -36,7 +43,8 @@ Inputs healthy(int gpus) {
   for (int a = 0; a < gpus; ++a)
     for (int b = 0; b < gpus; ++b)
       if (a != b) {
-        in.machine.peers.push_back({.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4});
+        in.machine.peers.push_back(
+            {.from = a, .to = b, .direct_access = true, .nvlinks = 18, .nvlink_version = 4, .nvlink_source = "nvml"});
         in.figures.peers.push_back({.from = a, .to = b, .direct_access = true, .copy_Bps = 390 * GB});
       }
   in.placement.process_nodes = {0, 1};
@@ -65,6 +73,8 @@ TEST(DoctorChecks, AHealthyMachineOfFourGpusHasNothingToReport) {
   EXPECT_EQ(find(findings, "pinned h2d", "GPU 2").verdict, Verdict::ok);
   EXPECT_EQ(find(findings, "peer copy", "GPU 3 -> 1").verdict, Verdict::ok);
   EXPECT_EQ(find(findings, "device copy", "GPU 0").verdict, Verdict::ok);
+  for (const char* check : {"persistence mode", "clock events", "mig mode", "compute mode", "pcie traffic"})
+    EXPECT_EQ(find(findings, check, "GPU 1").verdict, Verdict::ok) << check;
 }
 
 TEST(DoctorChecks, ALinkTrainedAtGen4x8FailsAndExplainsTheSlowCopiesWithItsArithmetic) {
@@ -193,5 +203,118 @@ TEST(DoctorChecks, TheEmulatorsTimingsAreNotJudgedButItsFactsAre) {
   EXPECT_EQ(find(findings, "figures", "host").verdict, Verdict::not_judged);
 }
 
+TEST(DoctorChecks, PersistenceModeOffWarnsThatEachProcessPaysTheDriversStartUp) {
+  Inputs in = healthy(2);
+  in.machine.gpus[1].persistence_mode = false;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"persistence mode GPU 1"});
+  const Finding f = find(findings, "persistence mode", "GPU 1");
+  EXPECT_EQ(f.verdict, Verdict::warn);
+  EXPECT_EQ(f.measured, "off");
+  EXPECT_EQ(f.cause.rfind("persistence mode off: the first CUDA call of each process pays the driver's start-up", 0),
+            0u)
+      << f.cause;
+  EXPECT_NE(f.action.find("nvidia-smi -pm 1"), std::string::npos) << f.action;
+}
+
+TEST(DoctorChecks, ClocksHeldForHeatOrPowerAreNamedAndIdleIsNoFault) {
+  Inputs in = healthy(2);
+  in.machine.gpus[0].clock_events = clock_event::gpu_idle | clock_event::applications_clocks;
+  in.machine.gpus[1].clock_events = clock_event::hw_thermal | clock_event::sw_power_cap | clock_event::gpu_idle;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"clock events GPU 1"});
+  EXPECT_EQ(find(findings, "clock events", "GPU 0").measured, "idle, applications clocks");
+  const Finding f = find(findings, "clock events", "GPU 1");
+  EXPECT_EQ(f.verdict, Verdict::warn);
+  EXPECT_EQ(f.measured, "SW power cap, HW thermal slowdown, idle");
+  EXPECT_EQ(f.cause, "the GPU slowed its clocks during the pass: SW power cap, HW thermal slowdown");
+  EXPECT_NE(f.action.find("nvidia-smi -q -d PERFORMANCE"), std::string::npos) << f.action;
+}
+
+TEST(DoctorChecks, EachClockSlowdownIsNamedAsNvidiaSmiNamesIt) {
+  EXPECT_EQ(clock_slowdowns(clock_event::sw_thermal), "SW thermal slowdown");
+  EXPECT_EQ(clock_slowdowns(clock_event::hw_slowdown | clock_event::hw_power_brake), "HW slowdown, HW power brake");
+  EXPECT_EQ(clock_slowdowns(clock_event::gpu_idle | clock_event::sync_boost), "");
+}
+
+TEST(DoctorChecks, ASlowDeviceCopyOnAGpuThatSlowedItsClocksIsBlamedOnTheClocks) {
+  Inputs in = healthy(1);
+  in.machine.gpus[0].clock_events = clock_event::hw_slowdown | clock_event::hw_power_brake;
+  in.figures.devices[0].device_copy_Bps = 700 * GB;
+  const Finding f = find(diagnose(in), "device copy", "GPU 0");
+  EXPECT_EQ(f.verdict, Verdict::fail);
+  EXPECT_EQ(f.cause, "the GPU slowed its clocks during the pass (HW slowdown, HW power brake): see clock events");
+}
+
+TEST(DoctorChecks, AGpuInMigModeWarnsThatItsFiguresAreTheInstances) {
+  Inputs in = healthy(2);
+  in.machine.gpus[0].mig_mode = true;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"mig mode GPU 0"});
+  EXPECT_EQ(find(findings, "mig mode", "GPU 0").cause,
+            "a MIG instance has a share of the copy engines and memory: figures are the instance's, not the GPU's");
+}
+
+TEST(DoctorChecks, AnExclusiveOrProhibitedComputeModeWarnsWhoCannotUseTheGpu) {
+  Inputs in = healthy(3);
+  in.machine.gpus[1].compute_mode = ComputeMode::exclusive_process;
+  in.machine.gpus[2].compute_mode = ComputeMode::prohibited;
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"compute mode GPU 1", "compute mode GPU 2"}));
+  const Finding exclusive = find(findings, "compute mode", "GPU 1");
+  EXPECT_EQ(exclusive.measured, "exclusive process");
+  EXPECT_EQ(exclusive.cause.rfind("exclusive process: one process at a time can use GPU 1", 0), 0u) << exclusive.cause;
+  EXPECT_EQ(find(findings, "compute mode", "GPU 2").cause, "prohibited: no process can create a CUDA context on GPU 2");
+  EXPECT_NE(exclusive.action.find("nvidia-smi -i 1 -c DEFAULT"), std::string::npos);
+}
+
+TEST(DoctorChecks, PcieTrafficWhileDoctorIdledWarnsWithItsShareOfTheLink) {
+  Inputs in = healthy(2);
+  in.idle_pcie_traffic[1].second = {.rx_Bps = 3.2 * GB, .tx_Bps = 0.4 * GB};
+  in.idle_pcie_traffic[0].second = {.rx_Bps = 0.9 * GB, .tx_Bps = 0.9 * GB};  // under 1 GB/s: not called out
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"pcie traffic GPU 1"});
+  const Finding f = find(findings, "pcie traffic", "GPU 1");
+  EXPECT_EQ(f.verdict, Verdict::warn);
+  EXPECT_EQ(f.measured, "3.2 GB/s in, 0.4 GB/s out");
+  EXPECT_EQ(f.cause.rfind("PCIe traffic that is not ferry's: 3.2 GB/s in, 0.4 GB/s out while doctor was idle, above "
+                          "the 1.0 GB/s an idle GPU stays under (5% of PCIe Gen5 x16's 63.0 GB/s each way)",
+                          0),
+            0u)
+      << f.cause;
+  EXPECT_EQ(f.value, 3.2 * GB);
+  EXPECT_EQ(f.model, idle_pcie_traffic_Bps);
+}
+
+TEST(DoctorChecks, GpuStateNvmlDoesNotGiveIsNotJudged) {
+  Inputs in = healthy(1);
+  in.machine.gpus[0] = GpuFacts{.index = 0, .name = "NVIDIA H100 80GB HBM3", .memory_bandwidth_Bps = 3352 * GB};
+  in.machine.gpus[0].pcie = {5, 16, 5, 16, "sysfs"};
+  in.idle_pcie_traffic.clear();
+  const std::vector<Finding> findings = diagnose(in);
+  for (const char* check :
+       {"other processes", "persistence mode", "clock events", "mig mode", "compute mode", "pcie traffic"}) {
+    const Finding f = find(findings, check, "GPU 0");
+    EXPECT_EQ(f.verdict, Verdict::not_judged) << check;
+    EXPECT_EQ(f.basis, "NVML does not say") << check;
+  }
+}
+
+TEST(DoctorChecks, APeerCopyBetweenGpusWhoseLinksAreUnknownIsNotJudgedAgainstPcie) {
+  Inputs in = healthy(2);
+  for (PeerFacts& p : in.machine.peers) p = {.from = p.from, .to = p.to, .direct_access = true};  // no NVML
+  const std::vector<Finding> findings = diagnose(in);
+  const Finding unknown = find(findings, "peer copy", "GPU 0 -> 1");
+  EXPECT_EQ(unknown.verdict, Verdict::not_judged);
+  EXPECT_EQ(unknown.measured, "390.0 GB/s");
+  EXPECT_EQ(unknown.basis.rfind("the NVLinks between the pair are unknown", 0), 0u) << unknown.basis;
+  // NVML looked and found none: a PCIe pair, held against its link.
+  for (PeerFacts& p : in.machine.peers) p.nvlink_source = "nvml";
+  for (model::PeerProfile& p : in.figures.peers) p.copy_Bps = 20 * GB;
+  const Finding pcie = find(diagnose(in), "peer copy", "GPU 0 -> 1");
+  EXPECT_EQ(pcie.verdict, Verdict::fail);
+  EXPECT_EQ(pcie.basis, "PCIe Gen5 x16");
+}
+
 }  // namespace
-}  // namespace ferry::doctor
+}  // namespace ferry::doctor::checks_test

@@ -79,6 +79,14 @@ struct Nvml {
   decltype(&nvmlDeviceGetNvLinkRemoteDeviceType) nvlink_remote_type = nullptr;
   decltype(&nvmlDeviceGetP2PStatus) p2p_status = nullptr;
   decltype(&nvmlDeviceGetComputeRunningProcesses_v3) compute_processes = nullptr;
+  decltype(&nvmlDeviceGetPersistenceMode) persistence_mode = nullptr;
+  decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
+  decltype(&nvmlDeviceGetComputeMode) compute_mode = nullptr;
+  decltype(&nvmlDeviceGetPcieThroughput) pcie_throughput = nullptr;
+  // ...ClocksThrottleReasons in older drivers, ...ClocksEventReasons in newer
+  // ones (the old name deprecated), one signature: declared here so either
+  // header builds it and either driver answers.
+  nvmlReturn_t (*clock_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
 
   bool open() {
     library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -100,6 +108,12 @@ struct Nvml {
     find(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
     find(p2p_status, "nvmlDeviceGetP2PStatus");
     find(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+    find(persistence_mode, "nvmlDeviceGetPersistenceMode");
+    find(mig_mode, "nvmlDeviceGetMigMode");
+    find(compute_mode, "nvmlDeviceGetComputeMode");
+    find(pcie_throughput, "nvmlDeviceGetPcieThroughput");
+    find(clock_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!clock_event_reasons) find(clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     return init && shutdown && handle_by_bus_id && init() == NVML_SUCCESS;
   }
 
@@ -137,11 +151,13 @@ struct NvLinks {
   std::vector<nvmlPciInfo_t> to_gpus;
   int to_switches = 0;
   int version = 0;
+  bool looked = false;  // NVML has the calls: no links found is then none, not unknown
 };
 
 NvLinks read_nvlinks(Nvml& nvml, nvmlDevice_t handle) {
   NvLinks links;
   if (!nvml.nvlink_state || !nvml.nvlink_remote) return links;
+  links.looked = true;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
     nvmlEnableState_t active{};
     if (nvml.nvlink_state(handle, link, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED) continue;
@@ -185,6 +201,51 @@ void read_other_processes(Nvml& nvml, nvmlDevice_t handle, GpuFacts& gpu) {
   if (!self_seen && gpu.other_processes > 0) --gpu.other_processes;
 }
 
+// machine.hpp's copy of the bits judged; the old names are in every header.
+static_assert(clock_event::gpu_idle == nvmlClocksThrottleReasonGpuIdle);
+static_assert(clock_event::applications_clocks == nvmlClocksThrottleReasonApplicationsClocksSetting);
+static_assert(clock_event::sw_power_cap == nvmlClocksThrottleReasonSwPowerCap);
+static_assert(clock_event::hw_slowdown == nvmlClocksThrottleReasonHwSlowdown);
+static_assert(clock_event::sync_boost == nvmlClocksThrottleReasonSyncBoost);
+static_assert(clock_event::sw_thermal == nvmlClocksThrottleReasonSwThermalSlowdown);
+static_assert(clock_event::hw_thermal == nvmlClocksThrottleReasonHwThermalSlowdown);
+static_assert(clock_event::hw_power_brake == nvmlClocksThrottleReasonHwPowerBrakeSlowdown);
+
+std::optional<ComputeMode> compute_mode_of(nvmlComputeMode_t mode) {
+  switch (mode) {
+    case NVML_COMPUTEMODE_DEFAULT: return ComputeMode::shared;
+    case NVML_COMPUTEMODE_EXCLUSIVE_THREAD:  // removed from drivers; the same one context at a time
+    case NVML_COMPUTEMODE_EXCLUSIVE_PROCESS: return ComputeMode::exclusive_process;
+    case NVML_COMPUTEMODE_PROHIBITED: return ComputeMode::prohibited;
+    default: return std::nullopt;
+  }
+}
+
+// The GPU's modes and the reasons its clocks are held, each left unknown where
+// its call is missing, fails or is not supported (MIG on a GPU without it).
+void read_state(Nvml& nvml, nvmlDevice_t handle, GpuFacts& gpu) {
+  if (nvmlEnableState_t on{}; nvml.persistence_mode && nvml.persistence_mode(handle, &on) == NVML_SUCCESS)
+    gpu.persistence_mode = on == NVML_FEATURE_ENABLED;
+  if (unsigned current = 0, pending = 0; nvml.mig_mode && nvml.mig_mode(handle, &current, &pending) == NVML_SUCCESS)
+    gpu.mig_mode = current == NVML_DEVICE_MIG_ENABLE;
+  if (nvmlComputeMode_t mode{}; nvml.compute_mode && nvml.compute_mode(handle, &mode) == NVML_SUCCESS)
+    gpu.compute_mode = compute_mode_of(mode);
+  if (unsigned long long reasons = 0;
+      nvml.clock_event_reasons && nvml.clock_event_reasons(handle, &reasons) == NVML_SUCCESS)
+    gpu.clock_events = reasons;
+}
+
+// NVML's unit is KB/s, taken as 1000 bytes as nvidia-smi dmon's MB/s are. The
+// counters count the link's packets, headers included: an H100 copying host to
+// device at 51 GB/s read 59 GB/s in and 5 GB/s out (the read requests).
+std::optional<PcieTraffic> read_pcie_traffic(Nvml& nvml, nvmlDevice_t handle) {
+  unsigned rx_KBps = 0, tx_KBps = 0;
+  if (!nvml.pcie_throughput || nvml.pcie_throughput(handle, NVML_PCIE_UTIL_RX_BYTES, &rx_KBps) != NVML_SUCCESS ||
+      nvml.pcie_throughput(handle, NVML_PCIE_UTIL_TX_BYTES, &tx_KBps) != NVML_SUCCESS)
+    return std::nullopt;
+  return PcieTraffic{.rx_Bps = rx_KBps * 1e3, .tx_Bps = tx_KBps * 1e3};
+}
+
 void add_nvml_facts(Nvml& nvml, Machine& machine) {
   if (nvml.driver_version) {
     char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = {};
@@ -203,6 +264,7 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
     seen[gpu.index] = {handle, read_nvlinks(nvml, handle)};
     gpu.nvlinks = static_cast<int>(seen[gpu.index].links.to_gpus.size()) + seen[gpu.index].links.to_switches;
     read_other_processes(nvml, handle, gpu);
+    read_state(nvml, handle, gpu);
     unsigned gen = 0, width = 0, max_gen = 0, max_width = 0;
     if (nvml.current_generation && nvml.current_width && nvml.max_generation && nvml.max_width &&
         nvml.current_generation(handle, &gen) == NVML_SUCCESS && nvml.current_width(handle, &width) == NVML_SUCCESS &&
@@ -214,10 +276,15 @@ void add_nvml_facts(Nvml& nvml, Machine& machine) {
                   .source = "nvml"};
     }
   }
+  // Last, after every fact above: each counter takes its 20 ms window, and
+  // doctor reads the others while its copy still runs.
+  for (GpuFacts& gpu : machine.gpus)
+    if (seen[gpu.index].handle) gpu.pcie_traffic = read_pcie_traffic(nvml, *seen[gpu.index].handle);
   for (PeerFacts& peer : machine.peers) {
     const Seen& from = seen[peer.from];
     const Seen& to = seen[peer.to];
     if (!from.handle || !to.handle) continue;
+    if (from.links.looked && to.links.looked) peer.nvlink_source = "nvml";
     for (const nvmlPciInfo_t& remote : from.links.to_gpus)
       if (same_function(remote, machine.gpus[peer.to].pci_bus_id)) ++peer.nvlinks;
     // Through switches the pair moves at the narrower side's switch links.

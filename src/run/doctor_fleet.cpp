@@ -1,0 +1,145 @@
+#include "run/doctor_fleet.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/progress.hpp"
+#include "core/text.hpp"
+#include "run/doctor.hpp"
+
+namespace ferry::doctor {
+namespace {
+
+// A turn is one GPU's pass (seconds on a GPU, under a minute on the emulator):
+// a rank that has not come by then is stuck.
+constexpr double turn_timeout_s = 600;
+constexpr int pair_repetitions = 3;
+
+nlohmann::json to_wire(const RankReport& r) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : r.findings) {
+    nlohmann::json j = {{"check", f.check},       {"subject", f.subject},   {"verdict", static_cast<int>(f.verdict)},
+                        {"measured", f.measured}, {"expected", f.expected}, {"basis", f.basis},
+                        {"cause", f.cause},       {"action", f.action}};
+    if (f.value) j["value"] = *f.value;
+    if (f.model) j["model"] = *f.model;
+    findings.push_back(std::move(j));
+  }
+  return {{"rank", r.rank},
+          {"host", r.host},
+          {"device", r.device},
+          {"gpu", r.gpu},
+          {"h2d", r.h2d_Bps},
+          {"d2h", r.d2h_Bps},
+          {"both", r.both_ways_Bps},
+          {"copy", r.device_copy_Bps},
+          {"findings", std::move(findings)}};
+}
+
+RankReport from_wire(const nlohmann::json& j) {
+  RankReport r{.rank = j.at("rank"),
+               .host = j.at("host"),
+               .device = j.at("device"),
+               .gpu = j.at("gpu"),
+               .h2d_Bps = j.at("h2d"),
+               .d2h_Bps = j.at("d2h"),
+               .both_ways_Bps = j.at("both"),
+               .device_copy_Bps = j.at("copy")};
+  for (const nlohmann::json& f : j.at("findings")) {
+    Finding finding{.check = f.at("check"),
+                    .subject = f.at("subject"),
+                    .verdict = static_cast<Verdict>(f.at("verdict").get<int>()),
+                    .measured = f.at("measured"),
+                    .expected = f.at("expected"),
+                    .basis = f.at("basis"),
+                    .cause = f.at("cause"),
+                    .action = f.at("action")};
+    if (f.contains("value")) finding.value = f.at("value").get<double>();
+    if (f.contains("model")) finding.model = f.at("model").get<double>();
+    r.findings.push_back(std::move(finding));
+  }
+  return r;
+}
+
+int parse_rank(std::string_view text, std::string_view condition) {
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(std::string(text), &used);
+    if (used == text.size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("{}: '{}' in '{}' is not a rank", fault_variable, text, condition));
+}
+
+}  // namespace
+
+FleetFaults take_fleet_faults(std::string& hook) {
+  FleetFaults faults;
+  std::vector<std::string> rest;
+  for (std::string_view condition : split(hook, ',')) {
+    const std::size_t equals = condition.find('=');
+    const std::string_view name = condition.substr(0, equals);
+    const std::string_view value = equals == std::string_view::npos ? "" : condition.substr(equals + 1);
+    if (name == "slow-rank") faults.slow_rank = parse_rank(value, condition);
+    else if (name == "corrupt-pair") faults.corrupt_pair = parse_rank(value, condition);
+    else if (!condition.empty()) rest.emplace_back(condition);
+  }
+  hook = join(rest, ",", [](const std::string& s) { return s; });
+  return faults;
+}
+
+Fleet run_fleet(Backend& backend, World& world, const Machine& machine, int device, std::string_view fault,
+                bool quiet) {
+  std::string hook(fault);
+  const FleetFaults faults = take_fleet_faults(hook);
+  if (!hook.empty()) {  // refused on every rank before any turn, not on the first rank whose turn it is
+    Inputs trial{.machine = machine};
+    apply_fault(hook, trial);
+  }
+  const bool speaks = world.rank() == 0;
+  const int turns = static_cast<int>(world.max(static_cast<std::int64_t>(world.local_rank()))) + 1;
+  const Progress progress("doctor", speaks && !quiet);
+  progress.expect(static_cast<std::size_t>(turns) + 1);
+
+  Pass pass;
+  for (int turn = 0; turn < turns; ++turn) {
+    if (speaks) progress.step(fmt::format("local rank {} of every host: its GPU's pass", turn));
+    if (world.local_rank() == turn) pass = run_pass(backend, machine, {device}, hook, Progress("doctor", false));
+    world.barrier_sleeping(turn_timeout_s);
+  }
+
+  RankReport mine{.rank = world.rank(), .host = world.host(), .device = device, .findings = pass.findings};
+  for (const GpuFacts& g : machine.gpus)
+    if (g.index == device) mine.gpu = g.name;
+  for (const model::DeviceProfile& p : pass.figures.devices)
+    if (p.device == device) {
+      mine.h2d_Bps = p.h2d_Bps;
+      mine.d2h_Bps = p.d2h_Bps;
+      mine.both_ways_Bps = p.bidirectional_Bps;
+      mine.device_copy_Bps = p.device_copy_Bps;
+    }
+  if (faults.slow_rank == world.rank())
+    for (double* rate : {&mine.h2d_Bps, &mine.d2h_Bps, &mine.both_ways_Bps, &mine.device_copy_Bps}) *rate /= 4;
+
+  const std::vector<std::string> reports = world.gather(to_wire(mine).dump());
+
+  if (speaks) progress.step("each pair of neighbouring ranks in turn, through pinned host memory and MPI");
+  const bool gpu_timings = backend.capabilities().gpu_timings;
+  // 64 MiB is on the plateau of PCIe and of a network; the emulator's copies are the CPU's, and 8 MiB is enough.
+  const std::uint64_t pair_bytes = gpu_timings ? 64ull << 20 : 8ull << 20;
+  std::vector<transport::PairTime> pairs =
+      transport::time_staged_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
+  if (!speaks) return {};
+
+  Fleet fleet;
+  fleet.inputs.gpu_timings = gpu_timings;
+  fleet.inputs.pair_bytes = pair_bytes;
+  for (const std::string& text : reports) fleet.inputs.ranks.push_back(from_wire(nlohmann::json::parse(text)));
+  fleet.inputs.pairs = std::move(pairs);
+  fleet.findings = judge_fleet(fleet.inputs);
+  return fleet;
+}
+
+}  // namespace ferry::doctor

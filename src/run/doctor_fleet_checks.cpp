@@ -1,0 +1,229 @@
+#include "run/doctor_fleet_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/stats.hpp"
+#include "core/table.hpp"
+#include "core/units.hpp"
+#include "run/doctor.hpp"
+
+namespace ferry::doctor {
+namespace {
+
+std::string rate_text(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
+
+struct Figure {
+  const char* check;
+  double (*of)(const RankReport&);
+};
+constexpr Figure gpu_figures[] = {{"fleet pinned h2d", [](const RankReport& r) { return r.h2d_Bps; }},
+                                  {"fleet pinned d2h", [](const RankReport& r) { return r.d2h_Bps; }},
+                                  {"fleet both ways", [](const RankReport& r) { return r.both_ways_Bps; }},
+                                  {"fleet device copy", [](const RankReport& r) { return r.device_copy_Bps; }}};
+// The emulator's four figures of one rank vary apart from each other between
+// turns; their geometric mean varies far less (docs/doctor.md).
+constexpr Figure emulator_figure = {"fleet figures", [](const RankReport& r) {
+                                      return std::sqrt(
+                                          std::sqrt(r.h2d_Bps * r.d2h_Bps * r.both_ways_Bps * r.device_copy_Bps));
+                                    }};
+
+// One figure per GPU model: every rank below its share of the fleet's median
+// named, or one OK row giving the lowest.
+void judge_figure(const Figure& figure, double share, const std::string& model,
+                  const std::vector<const RankReport*>& ranks, std::vector<Finding>& out) {
+  std::vector<const RankReport*> measured;
+  for (const RankReport* r : ranks)
+    if (figure.of(*r) > 0) measured.push_back(r);
+  const std::string like = fmt::format("{} x {}", measured.size(), model);
+  if (measured.size() < 3) {
+    out.push_back({.check = figure.check,
+                   .subject = like,
+                   .verdict = Verdict::not_judged,
+                   .basis = "a median of fewer than 3 like GPUs says nothing about which one is slow"});
+    return;
+  }
+  std::vector<double> values;
+  for (const RankReport* r : measured) values.push_back(figure.of(*r));
+  const double median = summarize(values).median;
+  const std::string expected = fmt::format(">= {:.0f}% of {}", 100 * share, rate_text(median));
+  const std::string basis = fmt::format("the median of the fleet's {}", like);
+  bool named = false;
+  for (const RankReport* r : measured) {
+    const double mine = figure.of(*r);
+    if (mine >= share * median) continue;
+    named = true;
+    Finding f{.check = figure.check, .subject = rank_name(*r), .value = mine, .model = median};
+    f.measured = rate_text(mine);
+    f.expected = expected;
+    f.basis = basis;
+    f.verdict = Verdict::fail;
+    f.cause = fmt::format("{:.0f}% of the fleet's like GPUs: this GPU's link, placement or load differs from "
+                          "theirs (its own rows below say which)",
+                          100 * mine / median);
+    f.action = "see this rank's pcie link, numa placement and other processes rows; run `ferry doctor` on its "
+               "host alone";
+    out.push_back(std::move(f));
+  }
+  if (named) return;
+  const RankReport* lowest = *std::min_element(measured.begin(), measured.end(),
+                                               [&](auto* a, auto* b) { return figure.of(*a) < figure.of(*b); });
+  Finding f{.check = figure.check, .subject = like, .value = figure.of(*lowest), .model = median};
+  f.measured = fmt::format("lowest {} ({})", rate_text(figure.of(*lowest)), rank_name(*lowest));
+  f.expected = expected;
+  f.basis = basis;
+  f.verdict = Verdict::ok;
+  out.push_back(std::move(f));
+}
+
+void judge_ranks(const FleetInputs& in, std::vector<Finding>& out) {
+  std::map<std::string, std::vector<const RankReport*>> by_model;
+  for (const RankReport& r : in.ranks) by_model[r.gpu].push_back(&r);
+  for (const auto& [model, ranks] : by_model) {
+    if (!in.gpu_timings) {
+      judge_figure(emulator_figure, fleet_emulator_share, model, ranks, out);
+      continue;
+    }
+    for (const Figure& figure : gpu_figures) judge_figure(figure, like_median_share, model, ranks, out);
+  }
+}
+
+std::string pair_name(const transport::PairTime& p) {
+  return fmt::format("{} rank {} -> {} rank {}", p.from_host, p.from, p.to_host, p.to);
+}
+
+void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
+  if (in.pairs.empty()) return;
+  int broken = 0;
+  for (const transport::PairTime& p : in.pairs) {
+    if (p.intact) continue;
+    ++broken;
+    Finding f{.check = "pair verification", .subject = pair_name(p), .verdict = Verdict::fail};
+    f.measured = "arrived wrong";
+    f.expected = "every byte as sent";
+    f.basis = "the receiver's device memory, read back after the last repetition";
+    f.cause = "the message changed on its way: device -> host, MPI between the ranks, or host -> device";
+    f.action = "run `ferry run topo --topology host-staged` across these ranks, which names the round";
+    out.push_back(std::move(f));
+  }
+  if (broken == 0) {
+    Finding f{.check = "pair verification", .subject = fmt::format("{} pairs", in.pairs.size())};
+    f.measured = "every byte intact";
+    f.expected = "every byte as sent";
+    f.basis = "each receiver's device memory, read back";
+    f.verdict = Verdict::ok;
+    out.push_back(std::move(f));
+  }
+  for (const bool between_hosts : {false, true}) {
+    std::vector<std::pair<const transport::PairTime*, double>> rates;
+    for (const transport::PairTime& p : in.pairs)
+      if ((p.from_host != p.to_host) == between_hosts && p.intact && !p.seconds.empty())
+        rates.emplace_back(&p, static_cast<double>(in.pair_bytes) / summarize(p.seconds).median);
+    if (rates.empty()) continue;
+    const auto [slowest, rate] =
+        *std::min_element(rates.begin(), rates.end(), [](auto& a, auto& b) { return a.second < b.second; });
+    Finding f{.check = between_hosts ? "slowest pair between hosts" : "slowest pair within a host",
+              .subject = pair_name(*slowest),
+              .value = rate};
+    f.measured = rate_text(rate);
+    if (!in.gpu_timings) {
+      f.verdict = Verdict::not_judged;
+      f.basis = "the emulator's pairs are CPU copies and MPI through one host's memory: they varied 4x between "
+                "pairs of one run";
+      out.push_back(std::move(f));
+      continue;
+    }
+    if (rates.size() < 3) {
+      f.verdict = Verdict::not_judged;
+      f.basis = fmt::format("{} pair(s) of this kind: a median of fewer than 3 says nothing about which is slow",
+                            rates.size());
+      out.push_back(std::move(f));
+      continue;
+    }
+    std::vector<double> values;
+    for (const auto& r : rates) values.push_back(r.second);
+    const double median = summarize(values).median;
+    f.model = median;
+    f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, rate_text(median));
+    f.basis = fmt::format("the median of the {} pairs {}, {} each through pinned host memory and MPI", rates.size(),
+                          between_hosts ? "between hosts" : "within a host", format_bytes(in.pair_bytes));
+    f.verdict = rate < like_median_share * median ? Verdict::fail : Verdict::ok;
+    if (f.verdict == Verdict::fail) {
+      f.cause = fmt::format("{:.0f}% of the other pairs: {}", 100 * rate / median,
+                            between_hosts ? "the network path between these hosts (a NIC, a cable, a switch port)"
+                                          : "these ranks' host memory or PCIe path");
+      f.action = between_hosts ? "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them"
+                               : "compare the two ranks' pcie link and numa placement rows";
+    }
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+std::string rank_name(const RankReport& r) { return fmt::format("{} GPU {} (rank {})", r.host, r.device, r.rank); }
+
+std::vector<Finding> judge_fleet(const FleetInputs& in) {
+  std::vector<Finding> out;
+  judge_ranks(in, out);
+  judge_pairs(in, out);
+  return out;
+}
+
+std::vector<Finding> all_findings(const FleetInputs& in, const std::vector<Finding>& fleet) {
+  std::vector<Finding> all = fleet;
+  for (const RankReport& r : in.ranks)
+    for (Finding f : r.findings) {
+      f.subject = fmt::format("{} (rank {}): {}", r.host, r.rank, f.subject);
+      all.push_back(std::move(f));
+    }
+  return all;
+}
+
+std::string render_fleet(const FleetInputs& in, const std::vector<Finding>& fleet) {
+  std::vector<std::string> hosts;
+  for (const RankReport& r : in.ranks)
+    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  std::string text = fmt::format("\nferry doctor: {} ranks on {} host{}\n", in.ranks.size(), hosts.size(),
+                                 hosts.size() == 1 ? "" : "s");
+  TextTable ranks(
+      {"host", "GPU", "rank", "model", "pinned h2d", "pinned d2h", "both ways", "device copy", "OK", "WARN", "FAIL"});
+  const auto count = [](const std::vector<Finding>& findings, Verdict v) {
+    return std::to_string(
+        std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; }));
+  };
+  for (const std::string& host : hosts)
+    for (const RankReport& r : in.ranks)
+      if (r.host == host)
+        ranks.add({r.host, std::to_string(r.device), std::to_string(r.rank), r.gpu, rate_text(r.h2d_Bps),
+                   rate_text(r.d2h_Bps), rate_text(r.both_ways_Bps), rate_text(r.device_copy_Bps),
+                   count(r.findings, Verdict::ok), count(r.findings, Verdict::warn), count(r.findings, Verdict::fail)});
+  text += ranks.render();
+  if (!in.pairs.empty()) {
+    TextTable pairs({"pair", "hosts", "median", "rate", "arrived"});
+    for (const transport::PairTime& p : in.pairs) {
+      const double median = p.seconds.empty() ? 0 : summarize(p.seconds).median;
+      pairs.add({fmt::format("rank {} -> {}", p.from, p.to), fmt::format("{} -> {}", p.from_host, p.to_host),
+                 median > 0 ? fmt::format("{:.0f} us", to_us(median)) : "-",
+                 median > 0 ? rate_text(static_cast<double>(in.pair_bytes) / median) : "-",
+                 p.intact ? "intact" : "WRONG"});
+    }
+    text += fmt::format("\n{} through pinned host memory and MPI, one pair at a time:\n{}", format_bytes(in.pair_bytes),
+                        pairs.render());
+  }
+  // The fleet's rows, and each rank's own that are not OK: the rest are in the results.
+  std::vector<Finding> shown = fleet;
+  for (const Finding& f : all_findings(in, {}))
+    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail) shown.push_back(f);
+  text += render_findings(shown);
+  const std::vector<Finding> all = all_findings(in, fleet);
+  text += fmt::format("every rank's checks and the fleet's: {} OK, {} WARN, {} FAIL, {} not judged\n",
+                      count(all, Verdict::ok), count(all, Verdict::warn), count(all, Verdict::fail),
+                      count(all, Verdict::not_judged));
+  return text;
+}
+
+}  // namespace ferry::doctor

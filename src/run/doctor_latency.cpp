@@ -1,0 +1,130 @@
+#include "run/doctor_latency.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/text.hpp"
+#include "core/units.hpp"
+
+namespace ferry::doctor {
+
+// A latency is a few microseconds of mostly the host's work (a launch is a
+// call into the driver and a doorbell write, a sync a wait), so it is noisier
+// than a rate, and a loaded or power-saving host adds microseconds no GPU fact
+// explains. Two passes on the same 2 x H200 host differed by up to 1.16x (stream
+// launch per kernel, and the 4-byte d2h copy), the two shipped hosts by up to
+// 1.40x (graph per kernel, 0.968 against 0.689 us): OK up to 1.5x holds both.
+// Past 3x, twice what another healthy host gave, something on this one is
+// wrong: a CPU held at a low clock by power saving, or busy with other work.
+const LatencyLimit latency_vs_reference{1.5, 3.0};
+
+const std::vector<LatencyFigure>& latency_figures() {
+  using P = model::DeviceProfile;
+  using R = LatencyReference;
+  static const std::vector<LatencyFigure> all = {
+      {"launch + sync", &P::launch_and_sync_s, &R::launch_and_sync_s, false},
+      {"launch per kernel", &P::launch_per_kernel_s, &R::launch_per_kernel_s, false},
+      {"graph per kernel", &P::graph_per_kernel_s, &R::graph_per_kernel_s, false},
+      {"flag round trip", &P::flag_round_trip_s, &R::flag_round_trip_s, true},
+      {"copy latency h2d", &P::copy_latency_h2d_s, &R::copy_latency_h2d_s, true},
+      {"copy latency d2h", &P::copy_latency_d2h_s, &R::copy_latency_d2h_s, true},
+  };
+  return all;
+}
+
+namespace {
+
+// Names apart from doctor_checks.cpp's helpers: a unity build compiles the two in one unit.
+std::string microseconds(double seconds) { return fmt::format("{:.2f} us", to_us(seconds)); }
+std::string gpu_subject(int device) { return fmt::format("GPU {}", device); }
+
+Finding unjudged(std::string_view check, std::string subject, std::string why) {
+  return {.check = std::string(check),
+          .subject = std::move(subject),
+          .verdict = Verdict::not_judged,
+          .basis = std::move(why)};
+}
+
+bool shared_gpu(const Inputs& in, int device) {
+  return std::any_of(in.machine.gpus.begin(), in.machine.gpus.end(),
+                     [&](const GpuFacts& g) { return g.index == device && g.other_processes > 0; });
+}
+
+Finding judged(const Inputs& in, int device, const LatencyFigure& figure, double measured,
+               const LatencyReference& ref) {
+  const double reference = ref.*figure.reference;
+  const LatencyLimit& limit = latency_vs_reference;
+  Finding f{.check = std::string(figure.check), .subject = gpu_subject(device), .value = measured, .model = reference};
+  f.measured = microseconds(measured);
+  f.expected = fmt::format("<= {:.1f}x {}", limit.warn_above, microseconds(reference));
+  f.basis = fmt::format("the {} of {} ({})", ref.short_name, ref.source, ref.machine);
+  const double times = measured / reference;
+  f.verdict = times > limit.fail_above ? Verdict::fail : times > limit.warn_above ? Verdict::warn : Verdict::ok;
+  if (f.verdict == Verdict::ok) return f;
+  std::string why;
+  if (shared_gpu(in, device))
+    why = fmt::format("another process had work on GPU {} while doctor measured (see other processes): its kernels "
+                      "and copies queue beside doctor's",
+                      device);
+  else if (figure.crosses_pcie)
+    why = "a small transfer is fixed costs: the host's call and sync, and the link waking from power saving";
+  else
+    why = "a launch and a sync are the host's work (a driver call, a doorbell write, a wait): a CPU held at a low "
+          "clock, or busy with other work, pays it on every kernel";
+  f.cause = fmt::format("{} {} against {} on the {} of {}: {:.1f}x; {}", figure.check, f.measured,
+                        microseconds(reference), ref.short_name, ref.source, times, why);
+  f.action = "set the CPU frequency governor to performance (`cpupower frequency-info` shows it; powersave clocks "
+             "the cores down), look for other work on the host (`uptime`, `top`) and the GPU (`nvidia-smi`), and turn "
+             "persistence mode on (`nvidia-smi -pm 1`)";
+  if (figure.crosses_pcie)
+    f.action += "; PCIe power saving adds to every small transfer: `cat /sys/module/pcie_aspm/parameters/policy`";
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> judge_latencies(const Inputs& in) {
+  std::vector<Finding> out;
+  if (!in.figures.gpu_timings) {
+    out.push_back(
+        unjudged("latencies", "host",
+                 "the emulator's timings are CPU timings: doctor judges its facts and checks, not its speed"));
+    return out;
+  }
+  for (const model::DeviceProfile& p : in.figures.devices) {
+    const LatencyReference* ref = latency_reference(p.name);
+    if (!ref) {
+      out.push_back(unjudged("latencies", gpu_subject(p.device),
+                             fmt::format("no reference for {} ships with ferry (docs/results has the {}'s)", p.name,
+                                         join(latency_references(), "'s and the ",
+                                              [](const LatencyReference& r) { return std::string(r.gpu); }))));
+      continue;
+    }
+    for (const LatencyFigure& figure : latency_figures()) {
+      const double measured = p.*figure.measured;
+      if (measured <= 0)
+        out.push_back(unjudged(figure.check, gpu_subject(p.device),
+                               "the pass did not measure it (link's skipped list says why)"));
+      else out.push_back(judged(in, p.device, figure, measured, *ref));
+    }
+  }
+  return out;
+}
+
+void provoke_slow_launch(Inputs& in, int device) {
+  const bool cpu_timings = !in.figures.gpu_timings;
+  in.figures.gpu_timings = true;
+  if (cpu_timings) in.figures.peers.clear();
+  for (model::DeviceProfile& p : in.figures.devices) {
+    const LatencyReference* known = latency_reference(p.name);
+    const LatencyReference& ref = known ? *known : latency_references().front();
+    if (cpu_timings) p = {.device = p.device, .name = {}};
+    p.name = std::string(ref.gpu);
+    for (const LatencyFigure& figure : latency_figures()) p.*figure.measured = ref.*figure.reference;
+    if (p.device == device) p.launch_and_sync_s = 2 * ref.launch_and_sync_s;
+  }
+}
+
+}  // namespace ferry::doctor

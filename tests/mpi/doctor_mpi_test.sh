@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# `ferry doctor` across MPI ranks on the emulator (fleet mode), as CI runs it:
+# rank 0 alone prints one table of every rank and the pairs between them and
+# writes every rank's findings; a rank made slow (FERRY_FAULT_DOCTOR=slow-rank=R)
+# is named and the run exits 1; so is a pair whose message arrived wrong.
+# Usage: doctor_mpi_test.sh FERRY MPIEXEC RANKS
+test_name=doctor_mpi_test
+source "$(dirname "$0")/mpi_test_lib.sh" "$@"
+slow=$((ranks - 2))
+
+FERRY_FAULT_DOCTOR=slow-rank=$slow launch "$ferry" doctor --backend emu -q --json "$work/doctor.json" \
+  > "$work/out.txt" 2>&1
+code=$?
+[ $code -eq 1 ] || { cat "$work/out.txt"; fail "a slow rank gave exit $code, expected 1"; }
+[ "$(grep -c '^ferry on' "$work/out.txt")" -eq 1 ] || fail "more than one rank printed the banner"
+grep -q "^ferry doctor: $ranks ranks on 1 host" "$work/out.txt" || { cat "$work/out.txt"; fail "no fleet table"; }
+grep -qE "^FAIL fleet figures \(.* GPU $slow \(rank $slow\)\): [0-9]+% of the fleet's like GPUs" "$work/out.txt" ||
+  { cat "$work/out.txt"; fail "rank $slow, made slow, is not named"; }
+# Only the slow rank: no other rank, and no pair, is named.
+[ "$(grep -E '^FAIL ' "$work/out.txt" | grep -vc "(rank $slow)")" -eq 0 ] ||
+  { cat "$work/out.txt"; fail "a rank other than $slow was named"; }
+python3 - "$work/doctor.json" "$ranks" "$slow" <<'PY' || fail "the results file is not what the run printed"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ranks, slow = int(sys.argv[2]), int(sys.argv[3])
+doctor = next(w for w in doc["workloads"] if w["name"] == "doctor")
+findings = doctor["findings"]
+# Every rank's own checks are there, under the rank that ran them.
+for r in range(ranks):
+    assert any(f["check"] == "verification" and f["subject"].endswith(f"(rank {r}): host") for f in findings), r
+failed = [f for f in findings if f["verdict"] == "FAIL"]
+assert failed and all(f["subject"].endswith(f"(rank {slow})") for f in failed), failed
+pairs = [f for f in findings if f["check"] == "pair verification"]
+assert [f["verdict"] for f in pairs] == ["OK"] and pairs[0]["subject"] == f"{ranks} pairs", pairs
+PY
+
+# One byte changed in what rank 1 received from rank 0: that pair FAILED, exit 1.
+FERRY_FAULT_DOCTOR=corrupt-pair=1 launch "$ferry" doctor --backend emu -q > "$work/corrupt.txt" 2>&1
+code=$?
+[ $code -eq 1 ] || { cat "$work/corrupt.txt"; fail "a corrupted pair gave exit $code, expected 1"; }
+grep -qE "^FAIL pair verification \(.* rank 0 -> .* rank 1\)" "$work/corrupt.txt" ||
+  { cat "$work/corrupt.txt"; fail "the corrupted pair is not named"; }
+# A fleet condition outside fleet mode, and a malformed one, are refused with exit 2.
+FERRY_FAULT_DOCTOR=slow-rank=1 "$ferry" doctor --backend emu -q > "$work/alone.txt" 2>&1
+[ $? -eq 2 ] && grep -q "apply under mpirun" "$work/alone.txt" || { cat "$work/alone.txt"; fail "slow-rank without mpirun"; }
+FERRY_FAULT_DOCTOR=slow-rank=x launch "$ferry" doctor --backend emu -q > "$work/bad.txt" 2>&1
+[ $? -eq 2 ] && grep -q "is not a rank" "$work/bad.txt" || { cat "$work/bad.txt"; fail "a malformed rank was not refused"; }
+exit 0

@@ -1,0 +1,157 @@
+// doctor's fleet judgments on fleets described in numbers: healthy ranks and
+// pairs get OK rows; a slow rank, a slow pair and a pair that arrived wrong are
+// each named with the figure they were held against.
+#include "run/doctor_fleet_checks.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "run/doctor_fleet.hpp"
+
+namespace ferry::doctor {
+namespace {
+
+constexpr double GB = 1e9;
+
+// `ranks` H100s, two a host, with docs/results/link-h100.txt's figures, and the
+// ring's pairs at 20 GB/s within a host and 12 GB/s between hosts.
+FleetInputs healthy(int ranks) {
+  FleetInputs in{.pair_bytes = 64ull << 20, .gpu_timings = true};
+  for (int r = 0; r < ranks; ++r)
+    in.ranks.push_back({.rank = r,
+                        .host = "node" + std::to_string(r / 2),
+                        .device = r % 2,
+                        .gpu = "NVIDIA H100 80GB HBM3",
+                        .h2d_Bps = 53.5 * GB + r * 0.1 * GB,
+                        .d2h_Bps = 54.7 * GB,
+                        .both_ways_Bps = 91.0 * GB,
+                        .device_copy_Bps = 1486 * GB});
+  for (int r = 0; r < ranks; ++r) {
+    transport::PairTime p{.from = r, .to = (r + 1) % ranks, .intact = true};
+    p.from_host = in.ranks[p.from].host;
+    p.to_host = in.ranks[p.to].host;
+    const double rate = p.from_host == p.to_host ? 20 * GB : 12 * GB;
+    p.seconds = {in.pair_bytes / rate, in.pair_bytes / rate * 1.01, in.pair_bytes / rate * 0.99};
+    in.pairs.push_back(p);
+  }
+  return in;
+}
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
+  for (const Finding& f : findings)
+    if (f.check == check && f.subject == subject) return &f;
+  return nullptr;
+}
+
+int count(const std::vector<Finding>& findings, Verdict v) {
+  return static_cast<int>(
+      std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; }));
+}
+
+TEST(DoctorFleet, AHealthyFleetIsOkAndGivesItsLowestRankAndSlowestPairs) {
+  const std::vector<Finding> findings = judge_fleet(healthy(8));
+  EXPECT_EQ(count(findings, Verdict::warn) + count(findings, Verdict::fail), 0);
+  const Finding* h2d = find(findings, "fleet pinned h2d", "8 x NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h2d, nullptr);
+  EXPECT_EQ(h2d->verdict, Verdict::ok);
+  EXPECT_NE(h2d->measured.find("lowest 53.5 GB/s (node0 GPU 0 (rank 0))"), std::string::npos) << h2d->measured;
+  const Finding* within = find(findings, "slowest pair within a host", "node0 rank 0 -> node0 rank 1");
+  ASSERT_NE(within, nullptr);
+  EXPECT_EQ(within->verdict, Verdict::ok);
+  ASSERT_NE(find(findings, "pair verification", "8 pairs"), nullptr);
+  EXPECT_EQ(find(findings, "pair verification", "8 pairs")->verdict, Verdict::ok);
+  const auto between = std::find_if(findings.begin(), findings.end(),
+                                    [](const Finding& f) { return f.check == "slowest pair between hosts"; });
+  ASSERT_NE(between, findings.end());
+  EXPECT_EQ(between->verdict, Verdict::ok);
+  EXPECT_NEAR(*between->value, 12 * GB, 0.2 * GB);
+}
+
+TEST(DoctorFleet, ARankBelowTheFleetsMedianIsNamedWithTheArithmetic) {
+  FleetInputs in = healthy(8);
+  in.ranks[5].d2h_Bps = 40 * GB;  // 73% of 54.7: a slot trained low, or a far NUMA node
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* slow = find(findings, "fleet pinned d2h", "node2 GPU 1 (rank 5)");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->verdict, Verdict::fail);
+  EXPECT_NE(slow->cause.find("73% of the fleet's like GPUs"), std::string::npos) << slow->cause;
+  EXPECT_EQ(slow->expected, ">= 85% of 54.7 GB/s");
+  EXPECT_EQ(find(findings, "fleet pinned d2h", "8 x NVIDIA H100 80GB HBM3"), nullptr);  // no OK row beside it
+  EXPECT_EQ(count(findings, Verdict::fail), 1);
+}
+
+TEST(DoctorFleet, FewerThanThreeLikeGpusAreNotJudged) {
+  FleetInputs in = healthy(2);
+  in.ranks[1].h2d_Bps = 20 * GB;
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* h2d = find(findings, "fleet pinned h2d", "2 x NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h2d, nullptr);
+  EXPECT_EQ(h2d->verdict, Verdict::not_judged);
+  EXPECT_EQ(count(findings, Verdict::fail), 0);
+}
+
+TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
+  FleetInputs in = healthy(8);
+  for (double& s : in.pairs[3].seconds) s *= 2;  // node1 -> node2 at 6 GB/s: a NIC or cable
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* slow = find(findings, "slowest pair between hosts", "node1 rank 3 -> node2 rank 4");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->verdict, Verdict::fail);
+  EXPECT_NE(slow->cause.find("50% of the other pairs: the network path"), std::string::npos) << slow->cause;
+}
+
+TEST(DoctorFleet, APairThatArrivedWrongFails) {
+  FleetInputs in = healthy(4);
+  in.pairs[2].intact = false;
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* wrong = find(findings, "pair verification", "node1 rank 2 -> node1 rank 3");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->verdict, Verdict::fail);
+  EXPECT_EQ(find(findings, "pair verification", "4 pairs"), nullptr);
+}
+
+TEST(DoctorFleet, OnTheEmulatorARanksFiguresTogetherAtUnderHalfTheMedianAreNamedAndPairsNotJudged) {
+  FleetInputs in = healthy(4);
+  in.gpu_timings = false;
+  in.ranks[1].h2d_Bps *= 0.4;  // one figure this low is the emulator's spread between turns
+  for (double* rate :
+       {&in.ranks[2].h2d_Bps, &in.ranks[2].d2h_Bps, &in.ranks[2].both_ways_Bps, &in.ranks[2].device_copy_Bps})
+    *rate *= 0.4;
+  for (double& s : in.pairs[0].seconds) s *= 4;
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* slow = find(findings, "fleet figures", "node1 GPU 0 (rank 2)");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_NEAR(*slow->value / *slow->model, 0.4 / ((1 + std::pow(0.4, 0.25)) / 2), 0.01);  // rank 1 at 0.8 of the rest
+  EXPECT_EQ(count(findings, Verdict::fail), 1);
+  EXPECT_EQ(find(findings, "fleet pinned h2d", "node0 GPU 1 (rank 1)"), nullptr);
+  const auto pair = std::find_if(findings.begin(), findings.end(),
+                                 [](const Finding& f) { return f.check == "slowest pair within a host"; });
+  ASSERT_NE(pair, findings.end());
+  EXPECT_EQ(pair->verdict, Verdict::not_judged);
+}
+
+TEST(DoctorFleet, EveryRanksFindingsAreKeptUnderWhereTheyRan) {
+  FleetInputs in = healthy(2);
+  in.ranks[1].findings.push_back({.check = "pcie link", .subject = "GPU 1", .verdict = Verdict::fail});
+  const std::vector<Finding> all = all_findings(in, judge_fleet(in));
+  ASSERT_NE(find(all, "pcie link", "node0 (rank 1): GPU 1"), nullptr);
+  const std::string text = render_fleet(in, judge_fleet(in));
+  EXPECT_NE(text.find("FAIL pcie link (node0 (rank 1): GPU 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ferry doctor: 2 ranks on 1 host"), std::string::npos) << text;
+}
+
+TEST(DoctorFleet, TheHooksFleetConditionsAreTakenOutAndTheRestLeft) {
+  std::string hook = "pcie=4x8,slow-rank=2,corrupt-pair=1,other-process=0";
+  const FleetFaults faults = take_fleet_faults(hook);
+  EXPECT_EQ(faults.slow_rank, 2);
+  EXPECT_EQ(faults.corrupt_pair, 1);
+  EXPECT_EQ(hook, "pcie=4x8,other-process=0");
+  std::string bad = "slow-rank=two";
+  EXPECT_THROW(take_fleet_faults(bad), UsageError);
+}
+
+}  // namespace
+}  // namespace ferry::doctor
