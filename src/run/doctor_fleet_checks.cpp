@@ -136,6 +136,13 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
       out.push_back(std::move(f));
       continue;
     }
+    if (!between_hosts) {
+      f.verdict = Verdict::not_judged;
+      f.basis = "MPI between ranks of one host is a copy through its memory: on a healthy 4 x H200 host the pairs "
+                "gave 5.0 to 6.9 GB/s";
+      out.push_back(std::move(f));
+      continue;
+    }
     if (rates.size() < 3) {
       f.verdict = Verdict::not_judged;
       f.basis = fmt::format("{} pair(s) of this kind: a median of fewer than 3 says nothing about which is slow",
@@ -147,16 +154,15 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
     for (const auto& r : rates) values.push_back(r.second);
     const double median = summarize(values).median;
     f.model = median;
-    f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, rate_text(median));
-    f.basis = fmt::format("the median of the {} pairs {}, {} each through pinned host memory and MPI", rates.size(),
-                          between_hosts ? "between hosts" : "within a host", format_bytes(in.pair_bytes));
-    f.verdict = rate < like_median_share * median ? Verdict::fail : Verdict::ok;
-    if (f.verdict == Verdict::fail) {
-      f.cause = fmt::format("{:.0f}% of the other pairs: {}", 100 * rate / median,
-                            between_hosts ? "the network path between these hosts (a NIC, a cable, a switch port)"
-                                          : "these ranks' host memory or PCIe path");
-      f.action = between_hosts ? "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them"
-                               : "compare the two ranks' pcie link and numa placement rows";
+    f.expected = fmt::format(">= {:.0f}% of {}", 100 * pair_between_hosts_share, rate_text(median));
+    f.basis = fmt::format("the median of the {} pairs between hosts, {} each through pinned host memory and MPI",
+                          rates.size(), format_bytes(in.pair_bytes));
+    f.verdict = rate < pair_between_hosts_share * median ? Verdict::warn : Verdict::ok;
+    if (f.verdict == Verdict::warn) {
+      f.cause = fmt::format("{:.0f}% of the other pairs: the network path between these hosts (a NIC, a cable, a "
+                            "switch port)",
+                            100 * rate / median);
+      f.action = "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them";
     }
     out.push_back(std::move(f));
   }

@@ -12,6 +12,8 @@
 #include "run/doctor_fleet.hpp"
 
 namespace ferry::doctor {
+// Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
+namespace fleet_test {
 namespace {
 
 constexpr double GB = 1e9;
@@ -60,7 +62,7 @@ TEST(DoctorFleet, AHealthyFleetIsOkAndGivesItsLowestRankAndSlowestPairs) {
   EXPECT_NE(h2d->measured.find("lowest 53.5 GB/s (node0 GPU 0 (rank 0))"), std::string::npos) << h2d->measured;
   const Finding* within = find(findings, "slowest pair within a host", "node0 rank 0 -> node0 rank 1");
   ASSERT_NE(within, nullptr);
-  EXPECT_EQ(within->verdict, Verdict::ok);
+  EXPECT_EQ(within->verdict, Verdict::not_judged);  // a copy through host memory: its spread is the host's
   ASSERT_NE(find(findings, "pair verification", "8 pairs"), nullptr);
   EXPECT_EQ(find(findings, "pair verification", "8 pairs")->verdict, Verdict::ok);
   const auto between = std::find_if(findings.begin(), findings.end(),
@@ -99,7 +101,8 @@ TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
   const std::vector<Finding> findings = judge_fleet(in);
   const Finding* slow = find(findings, "slowest pair between hosts", "node1 rank 3 -> node2 rank 4");
   ASSERT_NE(slow, nullptr);
-  EXPECT_EQ(slow->verdict, Verdict::fail);
+  EXPECT_EQ(slow->verdict, Verdict::warn);
+  EXPECT_EQ(slow->expected, ">= 70% of 12.0 GB/s");
   EXPECT_NE(slow->cause.find("50% of the other pairs: the network path"), std::string::npos) << slow->cause;
 }
 
@@ -154,4 +157,5 @@ TEST(DoctorFleet, TheHooksFleetConditionsAreTakenOutAndTheRestLeft) {
 }
 
 }  // namespace
+}  // namespace fleet_test
 }  // namespace ferry::doctor

@@ -17,6 +17,8 @@
 #include "run/doctor.hpp"
 
 namespace ferry::doctor {
+// Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
+namespace latency_test {
 namespace {
 
 const LatencyReference& reference(std::string_view gpu) {
@@ -295,4 +297,5 @@ TEST(DoctorLatency, EachShippedReferenceIsTheMedianItsRunPrinted) {
 }
 
 }  // namespace
+}  // namespace latency_test
 }  // namespace ferry::doctor

@@ -12,6 +12,8 @@
 #include "core/error.hpp"
 
 namespace ferry::doctor {
+// Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
+namespace nccl_test {
 namespace {
 
 using Environment = std::vector<std::pair<std::string, std::string>>;
@@ -210,4 +212,5 @@ TEST(DoctorNccl, OnlyTheFirstPairsAreMeasured) {
 }
 
 }  // namespace
+}  // namespace nccl_test
 }  // namespace ferry::doctor
