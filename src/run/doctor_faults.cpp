@@ -15,13 +15,7 @@ namespace ferry::doctor {
 namespace {
 
 int parse_index(std::string_view text, std::string_view condition) {
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(std::string(text), &used);
-    if (used == text.size() && value >= 0) return value;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("{}: '{}' in '{}' is not a device number", fault_variable, text, condition));
+  return parse_hook_number(text, condition, "a device number");
 }
 
 // "hw-thermal" -> clock_event::hw_thermal; the names are the hook's, the bits NVML's.
@@ -45,6 +39,16 @@ GpuFacts* gpu_of(Inputs& in, int device) {
 }
 
 }  // namespace
+
+int parse_hook_number(std::string_view text, std::string_view condition, std::string_view what) {
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(std::string(text), &used);
+    if (used == text.size() && value >= 0) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("{}: '{}' in '{}' is not {}", fault_variable, text, condition, what));
+}
 
 void apply_fault(std::string_view hook, Inputs& in) {
   for (std::string_view condition : split(hook, ',')) {

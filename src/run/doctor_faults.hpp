@@ -14,4 +14,8 @@ inline constexpr const char* fault_variable = "FERRY_FAULT_DOCTOR";
 // condition it does not know, or a malformed one (the message lists them).
 void apply_fault(std::string_view hook, Inputs& in);
 
+// A condition's number (a device, a rank): `what` names it in the UsageError
+// for anything but a whole number >= 0.
+int parse_hook_number(std::string_view text, std::string_view condition, std::string_view what);
+
 }  // namespace ferry::doctor

@@ -64,13 +64,7 @@ RankReport from_wire(const nlohmann::json& j) {
 }
 
 int parse_rank(std::string_view text, std::string_view condition) {
-  try {
-    std::size_t used = 0;
-    const int value = std::stoi(std::string(text), &used);
-    if (used == text.size() && value >= 0) return value;
-  } catch (const std::exception&) {
-  }
-  throw UsageError(fmt::format("{}: '{}' in '{}' is not a rank", fault_variable, text, condition));
+  return parse_hook_number(text, condition, "a rank");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // doctor's judgments on machines described in numbers: a healthy H100-like GPU
 // and pair, then each fault a user meets, and the verdict and cause it must get.
 #include "run/doctor_checks.hpp"
+#include "run/doctor_findings.hpp"
 #include "run/doctor_gpu_state.hpp"
 
 #include <gtest/gtest.h>
@@ -52,19 +53,8 @@ Inputs healthy(int gpus) {
   return in;
 }
 
-Finding find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
-  const auto it = std::find_if(findings.begin(), findings.end(),
-                               [&](const Finding& f) { return f.check == check && f.subject == subject; });
-  if (it == findings.end()) throw std::runtime_error("no finding '" + check + "' for '" + subject + "'");
-  return *it;
-}
-
-std::vector<std::string> not_ok(const std::vector<Finding>& findings) {
-  std::vector<std::string> named;
-  for (const Finding& f : findings)
-    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail) named.push_back(f.check + " " + f.subject);
-  return named;
-}
+using test_findings::find;
+using test_findings::not_ok;
 
 TEST(DoctorChecks, AHealthyMachineOfFourGpusHasNothingToReport) {
   const std::vector<Finding> findings = diagnose(healthy(4));

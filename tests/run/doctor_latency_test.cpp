@@ -15,6 +15,7 @@
 
 #include "backend/emu/emu_backend.hpp"
 #include "run/doctor.hpp"
+#include "run/doctor_findings.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
@@ -42,19 +43,8 @@ Inputs latencies_of(std::string_view gpu, int gpus, double times = 1.0) {
   return in;
 }
 
-Finding find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
-  const auto it = std::find_if(findings.begin(), findings.end(),
-                               [&](const Finding& f) { return f.check == check && f.subject == subject; });
-  if (it == findings.end()) throw std::runtime_error("no finding '" + check + "' for '" + subject + "'");
-  return *it;
-}
-
-std::vector<std::string> not_ok(const std::vector<Finding>& findings) {
-  std::vector<std::string> named;
-  for (const Finding& f : findings)
-    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail) named.push_back(f.check + " " + f.subject);
-  return named;
-}
+using test_findings::find;
+using test_findings::not_ok;
 
 TEST(DoctorLatency, AHealthyH100IsOkOnEveryLatencyEvenAThirdSlowerThanItsReference) {
   const std::vector<Finding> findings = judge_latencies(latencies_of("NVIDIA H100 80GB HBM3", 1, 1.3));
