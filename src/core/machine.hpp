@@ -72,6 +72,7 @@ struct GpuFacts {
   std::optional<ComputeMode> compute_mode{};
   std::optional<std::uint64_t> clock_events{};  // clock_event bits active when read
   std::optional<PcieTraffic> pcie_traffic{};
+  std::vector<int> near_cpus{};  // NVML's CPU affinity: the CPUs nearest the GPU; empty where NVML does not say
 };
 
 struct PeerFacts {

@@ -1,7 +1,10 @@
 #include "run/doctor.hpp"
 
 #include <fmt/format.h>
+#include <linux/mempolicy.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -66,6 +69,28 @@ std::vector<int> process_nodes() {
   }
   std::sort(nodes.begin(), nodes.end());
   return nodes;
+}
+
+// The CPUs this process may run on, in order; empty where the kernel does not say.
+std::vector<int> process_cpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
+}
+
+// The NUMA node a pinned buffer of this process lands on, as the kernel says
+// (get_mempolicy on its address); -1 where it does not.
+int pinned_node(Backend& backend) {
+  constexpr std::size_t bytes = 2 << 20;
+  Buffer buffer = backend.allocate_host(MemoryKind::pinned, bytes);
+  std::fill_n(buffer.data(), bytes, std::byte{0x5a});  // resident before the kernel is asked
+  int node = -1;
+  if (syscall(SYS_get_mempolicy, &node, nullptr, 0, buffer.data(), MPOL_F_NODE | MPOL_F_ADDR) != 0) return -1;
+  return node;
 }
 
 // sysfs names a PCI device 0000:18:00.0; NVML and CUDA may give the domain in 8 digits and upper case.
@@ -190,6 +215,8 @@ Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& 
   in.checked_rows = checked_rows(outcome.result);
   in.environment = environment();
   in.placement.process_nodes = process_nodes();
+  in.placement.process_cpus = process_cpus();
+  in.placement.pinned_node = pinned_node(backend);
   for (const GpuFacts& g : in.machine.gpus)
     if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
       in.placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));

@@ -34,6 +34,8 @@ struct Finding {
 struct Placement {
   std::vector<int> process_nodes{};                 // NUMA nodes of the CPUs this process may run on; empty: unknown
   std::vector<std::pair<int, int>> device_nodes{};  // (device, NUMA node); a node of -1 or a missing device: unknown
+  std::vector<int> process_cpus{};                  // the CPUs sched_getaffinity allows; empty: unknown
+  int pinned_node = -1;                             // the node of a pinned buffer doctor allocated; -1: unknown
 };
 
 struct Inputs {

@@ -100,6 +100,17 @@ void apply_fault(std::string_view hook, Inputs& in) {
       const int device = parse_index(value, condition);
       std::erase_if(in.idle_pcie_traffic, [&](const auto& t) { return t.first == device; });
       in.idle_pcie_traffic.emplace_back(device, PcieTraffic{.rx_Bps = 3.2e9, .tx_Bps = 0.4e9});
+    } else if (name == "far-cpus") {  // far-cpus=D: NVML puts GPU D near CPUs this process may not run on
+      const int device = parse_index(value, condition);
+      const int beyond = in.placement.process_cpus.empty() ? 0 : in.placement.process_cpus.back() + 1;
+      if (in.placement.process_cpus.empty()) in.placement.process_cpus = {0};
+      for (GpuFacts& g : in.machine.gpus)
+        if (g.index == device) g.near_cpus = {beyond + 1, beyond + 2};
+    } else if (name == "far-pinned") {  // far-pinned=D: GPU D on node 0, pinned buffers landing on node 1
+      const int device = parse_index(value, condition);
+      in.placement.device_nodes = {{device, 0}};
+      in.placement.process_nodes = {0};
+      in.placement.pinned_node = 1;
     } else if (name == "slow-launch") {  // slow-launch=D: every latency its model's reference, GPU D's launch 2x
       provoke_slow_launch(in, parse_index(value, condition));
     } else if (name == "nccl-slow" || name == "nccl-corrupt") {
@@ -108,11 +119,12 @@ void apply_fault(std::string_view hook, Inputs& in) {
       // applies them to the pairs it measures (run/doctor_nccl.cpp); here the value is only checked.
       nccl_faults(condition);
     } else {
-      throw UsageError(fmt::format("{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B, "
-                                   "other-process=D, far-numa=D, persistence-off=D, clocks=D:REASON, mig=D, "
-                                   "exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, nccl-slow=A-B or "
-                                   "nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)",
-                                   fault_variable, condition));
+      throw UsageError(fmt::format(
+          "{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B, "
+          "other-process=D, far-numa=D, far-cpus=D, far-pinned=D, persistence-off=D, clocks=D:REASON, mig=D, "
+          "exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, nccl-slow=A-B or "
+          "nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)",
+          fault_variable, condition));
     }
   }
 }

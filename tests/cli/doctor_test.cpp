@@ -65,9 +65,10 @@ TEST_F(Doctor, AHealthyEmulatorHasNoWarningOrFailureAndWritesEveryCheck) {
   EXPECT_EQ(nvml_says_nothing, (std::vector<std::string>{"other processes", "persistence mode", "clock events",
                                                          "mig mode", "compute mode", "pcie traffic"}));
   EXPECT_EQ(workloads, (std::vector<std::string>{"link", "doctor"}));
-  EXPECT_EQ(findings, 23u)
-      << "verification; a pcie link, numa, other processes, persistence mode, clock events, mig mode, compute mode "
-         "and pcie traffic row per GPU; two peer rows; environment, figures, nccl vs p2p-ce for the pair, time";
+  EXPECT_EQ(findings, 27u)
+      << "verification; a pcie link, numa, cpu affinity, pinned memory node, other processes, persistence mode, clock "
+         "events, mig mode, compute mode and pcie traffic row per GPU; two peer rows; environment, figures, nccl vs "
+         "p2p-ce for the pair, time";
   std::ifstream rows(csv);
   std::stringstream text;
   text << rows.rdbuf();
@@ -104,6 +105,16 @@ TEST_F(Doctor, AProcessOnAFarNumaNodeIsToldWhereToBind) {
   const Outcome o = doctor();
   EXPECT_TRUE(says(o, "WARN numa placement (GPU 0): GPU 0 is attached to NUMA node 1")) << o.out;
   EXPECT_TRUE(says(o, "do: numactl --cpunodebind=1 --membind=1")) << o.out;
+}
+
+TEST_F(Doctor, CpusFarFromAGpuAndPinnedBuffersOnAFarNodeAreNamed) {
+  setenv(doctor::fault_variable, "far-cpus=0,far-pinned=1", 1);
+  const Outcome o = doctor();
+  EXPECT_EQ(o.code, 0) << o.out;
+  EXPECT_TRUE(says(o, "WARN cpu affinity (GPU 0): this process may run only on CPUs far from GPU 0")) << o.out;
+  EXPECT_TRUE(says(o, "WARN pinned memory node (GPU 1): pinned buffers land on NUMA node 1 and GPU 1 is on node 0"))
+      << o.out;
+  EXPECT_TRUE(says(o, " 2 WARN, 0 FAIL")) << o.out;
 }
 
 TEST_F(Doctor, AnotherProcessOnAGpuIsNamed) {

@@ -50,6 +50,10 @@ Inputs healthy(int gpus) {
       }
   in.placement.process_nodes = {0, 1};
   for (int d = 0; d < gpus; ++d) in.placement.device_nodes.emplace_back(d, d % 2);
+  for (int cpu = 0; cpu < 64; ++cpu) in.placement.process_cpus.push_back(cpu);
+  for (GpuFacts& g : in.machine.gpus)  // node 0's CPUs are 0-31, node 1's 32-63
+    for (int cpu = 32 * (g.index % 2); cpu < 32 * (g.index % 2 + 1); ++cpu) g.near_cpus.push_back(cpu);
+  in.placement.pinned_node = 0;
   return in;
 }
 
@@ -132,6 +136,32 @@ TEST(DoctorChecks, AProcessBoundToAFarNumaNodeIsToldTheNodeToBindTo) {
   const std::vector<Finding> findings = diagnose(in);
   EXPECT_EQ(not_ok(findings), std::vector<std::string>{"numa placement GPU 1"});
   EXPECT_EQ(find(findings, "numa placement", "GPU 1").action, "numactl --cpunodebind=1 --membind=1 ferry ...");
+}
+
+TEST(DoctorChecks, AProcessAllowedOnlyCpusFarFromAGpuIsToldWhichToRunOn) {
+  Inputs in = healthy(2);
+  in.placement.process_cpus.resize(32);  // node 0's CPUs alone, as `taskset -c 0-31` leaves them
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), std::vector<std::string>{"cpu affinity GPU 1"});
+  EXPECT_EQ(find(findings, "cpu affinity", "GPU 1").action,
+            "taskset -c 32-63 ferry ... (or the launcher's binding, e.g. mpirun --bind-to)");
+  EXPECT_EQ(find(findings, "cpu affinity", "GPU 0").measured, "32 of this process's 32 CPUs near it");
+  in.machine.gpus[1].near_cpus.clear();  // NVML does not say
+  EXPECT_EQ(find(diagnose(in), "cpu affinity", "GPU 1").verdict, Verdict::not_judged);
+}
+
+TEST(DoctorChecks, PinnedBuffersFarFromAGpuAreNamedOnlyForAProcessBoundToItsNode) {
+  Inputs in = healthy(2);
+  EXPECT_EQ(find(diagnose(in), "pinned memory node", "GPU 1").verdict, Verdict::not_judged);  // spans nodes 0, 1
+  in.placement.process_nodes = {1};
+  in.placement.pinned_node = 0;  // bound to node 1's CPUs, its memory policy elsewhere
+  const std::vector<Finding> findings = diagnose(in);
+  EXPECT_EQ(not_ok(findings), (std::vector<std::string>{"numa placement GPU 0", "pinned memory node GPU 1"}));
+  const Finding f = find(findings, "pinned memory node", "GPU 1");
+  EXPECT_NE(f.cause.find("pinned buffers land on NUMA node 0 and GPU 1 is on node 1"), std::string::npos) << f.cause;
+  EXPECT_EQ(find(findings, "pinned memory node", "GPU 0").verdict, Verdict::not_judged);  // numa placement's case
+  in.placement.pinned_node = 1;
+  EXPECT_EQ(find(diagnose(in), "pinned memory node", "GPU 1").verdict, Verdict::ok);
 }
 
 TEST(DoctorChecks, EachPathVariableSetIsAWarningNamingWhatItChanges) {

@@ -83,6 +83,7 @@ struct Nvml {
   decltype(&nvmlDeviceGetMigMode) mig_mode = nullptr;
   decltype(&nvmlDeviceGetComputeMode) compute_mode = nullptr;
   decltype(&nvmlDeviceGetPcieThroughput) pcie_throughput = nullptr;
+  decltype(&nvmlDeviceGetCpuAffinity) cpu_affinity = nullptr;
   // ...ClocksThrottleReasons in older drivers, ...ClocksEventReasons in newer
   // ones (the old name deprecated), one signature: declared here so either
   // header builds it and either driver answers.
@@ -112,6 +113,7 @@ struct Nvml {
     find(mig_mode, "nvmlDeviceGetMigMode");
     find(compute_mode, "nvmlDeviceGetComputeMode");
     find(pcie_throughput, "nvmlDeviceGetPcieThroughput");
+    find(cpu_affinity, "nvmlDeviceGetCpuAffinity");
     find(clock_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!clock_event_reasons) find(clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     return init && shutdown && handle_by_bus_id && init() == NVML_SUCCESS;
@@ -233,6 +235,13 @@ void read_state(Nvml& nvml, nvmlDevice_t handle, GpuFacts& gpu) {
   if (unsigned long long reasons = 0;
       nvml.clock_event_reasons && nvml.clock_event_reasons(handle, &reasons) == NVML_SUCCESS)
     gpu.clock_events = reasons;
+  // The CPUs nearest the GPU, as a bitmask of 64-bit words: 16 words hold 1024 CPUs.
+  constexpr unsigned words = 16;
+  unsigned long mask[words] = {};
+  if (nvml.cpu_affinity && nvml.cpu_affinity(handle, words, mask) == NVML_SUCCESS)
+    for (unsigned w = 0; w < words; ++w)
+      for (unsigned bit = 0; bit < 64; ++bit)
+        if (mask[w] >> bit & 1ul) gpu.near_cpus.push_back(static_cast<int>(w * 64 + bit));
 }
 
 // NVML's unit is KB/s, taken as 1000 bytes as nvidia-smi dmon's MB/s are. The
