@@ -8,6 +8,7 @@
 #include "core/progress.hpp"
 #include "core/text.hpp"
 #include "run/doctor.hpp"
+#include "run/doctor_fleet_nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -119,15 +120,19 @@ Fleet run_fleet(Backend& backend, World& world, const Machine& machine, int devi
 
   const std::vector<std::string> reports = world.gather(to_wire(mine).dump());
 
-  if (speaks) progress.step("each pair of neighbouring ranks in turn, through pinned host memory and MPI");
+  if (speaks) progress.step("each pair of neighbouring ranks in turn, through pinned host memory and MPI, then NCCL");
   const bool gpu_timings = backend.capabilities().gpu_timings;
   // 64 MiB is on the plateau of PCIe and of a network; the emulator's copies are the CPU's, and 8 MiB is enough.
   const std::uint64_t pair_bytes = gpu_timings ? 64ull << 20 : 8ull << 20;
   std::vector<transport::PairTime> pairs =
       transport::time_staged_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
+  const NcclPairs nccl = time_nccl_pairs(backend, world, device, pair_bytes, pair_repetitions);
   if (!speaks) return {};
 
   Fleet fleet;
+  fleet.inputs.nccl_pairs = nccl.pairs;
+  fleet.inputs.nccl_messages = nccl.messages;
+  fleet.inputs.nccl_skipped = nccl.skipped;
   fleet.inputs.gpu_timings = gpu_timings;
   fleet.inputs.pair_bytes = pair_bytes;
   for (const std::string& text : reports) fleet.inputs.ranks.push_back(from_wire(nlohmann::json::parse(text)));

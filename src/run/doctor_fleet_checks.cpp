@@ -95,13 +95,15 @@ std::string pair_name(const transport::PairTime& p) {
   return fmt::format("{} rank {} -> {} rank {}", p.from_host, p.from, p.to_host, p.to);
 }
 
-void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
-  if (in.pairs.empty()) return;
+// One transport's pairs: their verification, and the slowest within a host and between hosts.
+void judge_pair_set(const FleetInputs& in, const std::vector<transport::PairTime>& pairs, double bytes_per_timing,
+                    const std::string& via, std::vector<Finding>& out) {
+  if (pairs.empty()) return;
   int broken = 0;
-  for (const transport::PairTime& p : in.pairs) {
+  for (const transport::PairTime& p : pairs) {
     if (p.intact) continue;
     ++broken;
-    Finding f{.check = "pair verification", .subject = pair_name(p), .verdict = Verdict::fail};
+    Finding f{.check = "pair verification" + via, .subject = pair_name(p), .verdict = Verdict::fail};
     f.measured = "arrived wrong";
     f.expected = "every byte as sent";
     f.basis = "the receiver's device memory, read back after the last repetition";
@@ -110,7 +112,7 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
     out.push_back(std::move(f));
   }
   if (broken == 0) {
-    Finding f{.check = "pair verification", .subject = fmt::format("{} pairs", in.pairs.size())};
+    Finding f{.check = "pair verification" + via, .subject = fmt::format("{} pairs", pairs.size())};
     f.measured = "every byte intact";
     f.expected = "every byte as sent";
     f.basis = "each receiver's device memory, read back";
@@ -119,13 +121,13 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
   }
   for (const bool between_hosts : {false, true}) {
     std::vector<std::pair<const transport::PairTime*, double>> rates;
-    for (const transport::PairTime& p : in.pairs)
+    for (const transport::PairTime& p : pairs)
       if ((p.from_host != p.to_host) == between_hosts && p.intact && !p.seconds.empty())
-        rates.emplace_back(&p, static_cast<double>(in.pair_bytes) / summarize(p.seconds).median);
+        rates.emplace_back(&p, bytes_per_timing / summarize(p.seconds).median);
     if (rates.empty()) continue;
     const auto [slowest, rate] =
         *std::min_element(rates.begin(), rates.end(), [](auto& a, auto& b) { return a.second < b.second; });
-    Finding f{.check = between_hosts ? "slowest pair between hosts" : "slowest pair within a host",
+    Finding f{.check = (between_hosts ? "slowest pair between hosts" : "slowest pair within a host") + via,
               .subject = pair_name(*slowest),
               .value = rate};
     f.measured = rate_text(rate);
@@ -138,8 +140,9 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
     }
     if (!between_hosts) {
       f.verdict = Verdict::not_judged;
-      f.basis = "MPI between ranks of one host is a copy through its memory: on a healthy 4 x H200 host the pairs "
-                "gave 5.0 to 6.9 GB/s";
+      f.basis = via.empty() ? "MPI between ranks of one host is a copy through its memory: on a healthy 4 x H200 "
+                              "host the pairs gave 5.0 to 6.9 GB/s"
+                            : "NCCL within a host takes the GPUs' own links, which each rank's peer rows judge";
       out.push_back(std::move(f));
       continue;
     }
@@ -155,8 +158,8 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
     const double median = summarize(values).median;
     f.model = median;
     f.expected = fmt::format(">= {:.0f}% of {}", 100 * pair_between_hosts_share, rate_text(median));
-    f.basis = fmt::format("the median of the {} pairs between hosts, {} each through pinned host memory and MPI",
-                          rates.size(), format_bytes(in.pair_bytes));
+    f.basis = fmt::format("the median of the {} pairs between hosts, {} messages{}", rates.size(),
+                          format_bytes(in.pair_bytes), via.empty() ? " through pinned host memory and MPI" : via);
     f.verdict = rate < pair_between_hosts_share * median ? Verdict::warn : Verdict::ok;
     if (f.verdict == Verdict::warn) {
       f.cause = fmt::format("{:.0f}% of the other pairs: the network path between these hosts (a NIC, a cable, a "
@@ -166,6 +169,19 @@ void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
     }
     out.push_back(std::move(f));
   }
+}
+
+void judge_pairs(const FleetInputs& in, std::vector<Finding>& out) {
+  judge_pair_set(in, in.pairs, static_cast<double>(in.pair_bytes), "", out);
+  if (in.pairs.empty()) return;
+  if (!in.nccl_skipped.empty()) {
+    out.push_back({.check = "pairs (nccl)",
+                   .subject = fmt::format("{} pairs", in.pairs.size()),
+                   .verdict = Verdict::not_judged,
+                   .basis = "not run: " + in.nccl_skipped});
+    return;
+  }
+  judge_pair_set(in, in.nccl_pairs, static_cast<double>(in.pair_bytes) * in.nccl_messages, " (nccl)", out);
 }
 
 }  // namespace
@@ -219,6 +235,20 @@ std::string render_fleet(const FleetInputs& in, const std::vector<Finding>& flee
     }
     text += fmt::format("\n{} through pinned host memory and MPI, one pair at a time:\n{}", format_bytes(in.pair_bytes),
                         pairs.render());
+    if (!in.nccl_skipped.empty()) {
+      text += "NCCL's pairs: not run: " + in.nccl_skipped + "\n";
+    } else if (!in.nccl_pairs.empty()) {
+      TextTable nccl({"pair", "hosts", "median", "rate", "arrived"});
+      const double moved = static_cast<double>(in.pair_bytes) * in.nccl_messages;
+      for (const transport::PairTime& p : in.nccl_pairs) {
+        const double median = p.seconds.empty() ? 0 : summarize(p.seconds).median;
+        nccl.add({fmt::format("rank {} -> {}", p.from, p.to), fmt::format("{} -> {}", p.from_host, p.to_host),
+                  median > 0 ? fmt::format("{:.0f} us", to_us(median)) : "-",
+                  median > 0 ? rate_text(moved / median) : "-", p.intact ? "intact" : "WRONG"});
+      }
+      text += fmt::format("\n{} messages of {} through NCCL (ncclSend/Recv), one pair at a time:\n{}", in.nccl_messages,
+                          format_bytes(in.pair_bytes), nccl.render());
+    }
   }
   // The fleet's rows, and each rank's own that are not OK: the rest are in the results.
   std::vector<Finding> shown = fleet;

@@ -26,6 +26,11 @@ struct FleetInputs {
   std::vector<transport::PairTime> pairs;  // neighbours in rank order, one pair at a time
   std::uint64_t pair_bytes = 0;            // each pair's message
   bool gpu_timings = true;                 // false on the emulator
+  // The same pairs through NCCL (device time of nccl_messages messages of
+  // pair_bytes each), or why NCCL did not run.
+  std::vector<transport::PairTime> nccl_pairs{};
+  int nccl_messages = 0;
+  std::string nccl_skipped{};
 };
 
 // On a GPU, a rank or pair below like_median_share (85%) of the median of its

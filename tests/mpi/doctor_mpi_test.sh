@@ -14,6 +14,7 @@ code=$?
 [ $code -eq 1 ] || { cat "$work/out.txt"; fail "a slow rank gave exit $code, expected 1"; }
 [ "$(grep -c '^ferry on' "$work/out.txt")" -eq 1 ] || fail "more than one rank printed the banner"
 grep -q "^ferry doctor: $ranks ranks on 1 host" "$work/out.txt" || { cat "$work/out.txt"; fail "no fleet table"; }
+grep -q "^NCCL's pairs: not run: " "$work/out.txt" || { cat "$work/out.txt"; fail "NCCL's pairs are not accounted for"; }
 grep -qE "^FAIL fleet figures \(.* GPU $slow \(rank $slow\)\): [0-9]+% of the fleet's like GPUs" "$work/out.txt" ||
   { cat "$work/out.txt"; fail "rank $slow, made slow, is not named"; }
 # Only the slow rank: no other rank, and no pair, is named.
@@ -32,6 +33,8 @@ failed = [f for f in findings if f["verdict"] == "FAIL"]
 assert failed and all(f["subject"].endswith(f"(rank {slow})") for f in failed), failed
 pairs = [f for f in findings if f["check"] == "pair verification"]
 assert [f["verdict"] for f in pairs] == ["OK"] and pairs[0]["subject"] == f"{ranks} pairs", pairs
+nccl = [f for f in findings if f["check"] == "pairs (nccl)"]
+assert len(nccl) == 1 and nccl[0]["verdict"] == "-" and nccl[0]["basis"].startswith("not run: "), nccl
 PY
 
 # One byte changed in what rank 1 received from rank 0: that pair FAILED, exit 1.

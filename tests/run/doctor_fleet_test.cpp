@@ -106,6 +106,27 @@ TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
   EXPECT_NE(slow->cause.find("50% of the other pairs: the network path"), std::string::npos) << slow->cause;
 }
 
+TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
+  FleetInputs in = healthy(8);
+  in.nccl_messages = 4;
+  in.nccl_pairs = in.pairs;
+  for (transport::PairTime& p : in.nccl_pairs)
+    for (double& s : p.seconds) s *= 4.0 / 2;         // 4 messages in twice one's time: NCCL at twice mpi-staged's rate
+  for (double& s : in.nccl_pairs[5].seconds) s *= 2;  // node2 -> node3 at half the others
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* slow = find(findings, "slowest pair between hosts (nccl)", "node2 rank 5 -> node3 rank 6");
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->verdict, Verdict::warn);
+  EXPECT_NEAR(*slow->model, 24 * GB, 0.5 * GB);
+  ASSERT_NE(find(findings, "pair verification (nccl)", "8 pairs"), nullptr);
+  in.nccl_skipped = "NCCL runs on GPUs only: the emulator has no NCCL";
+  const std::vector<Finding> without_nccl = judge_fleet(in);
+  const Finding* skipped = find(without_nccl, "pairs (nccl)", "8 pairs");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(skipped->verdict, Verdict::not_judged);
+  EXPECT_EQ(skipped->basis, "not run: NCCL runs on GPUs only: the emulator has no NCCL");
+}
+
 TEST(DoctorFleet, APairThatArrivedWrongFails) {
   FleetInputs in = healthy(4);
   in.pairs[2].intact = false;
