@@ -126,7 +126,7 @@ Fleet run_fleet(Backend& backend, World& world, const Machine& machine, int devi
   const std::uint64_t pair_bytes = gpu_timings ? 64ull << 20 : 8ull << 20;
   std::vector<transport::PairTime> pairs =
       transport::time_staged_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
-  const NcclPairs nccl = time_nccl_pairs(backend, world, device, pair_bytes, pair_repetitions);
+  const NcclPairs nccl = time_nccl_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
   if (!speaks) return {};
 
   Fleet fleet;

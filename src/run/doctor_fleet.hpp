@@ -13,7 +13,7 @@ namespace ferry::doctor {
 
 // The hook's fleet conditions (FERRY_FAULT_DOCTOR): slow-rank=R (rank R's
 // figures at a quarter) and corrupt-pair=R (one byte changed in what rank R
-// received); -1 where not given.
+// received, through MPI and through NCCL); -1 where not given.
 struct FleetFaults {
   int slow_rank = -1;
   int corrupt_pair = -1;

@@ -7,7 +7,8 @@
 
 namespace ferry::doctor {
 
-NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint64_t bytes, int repetitions) {
+NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint64_t bytes, int repetitions,
+                          int corrupt_at) {
   NcclPairs out{.bytes = bytes, .messages = 4};
   const int n = world.size(), me = world.rank();
   const std::uint64_t area = static_cast<std::uint64_t>(out.messages) * transport::slot_pitch(bytes);
@@ -32,6 +33,7 @@ NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint6
       world.barrier();
       const double s = nccl->run(plan).front();
       if (index == 1) {
+        if (me == corrupt_at) areas.corrupt_one_byte(plan);
         wrong += areas.wrong_words(plan, 0);
         if (r > 0) seconds.push_back(s);  // the first warms NCCL's connection between the two
       }

@@ -12,15 +12,17 @@
 namespace ferry::doctor {
 
 struct NcclPairs {
-  std::string skipped{};                   // why NCCL cannot run here (every rank's answer, agreed), or ""
+  std::string skipped{};                     // why NCCL cannot run here (every rank's answer, agreed), or ""
   std::vector<transport::PairTime> pairs{};  // on rank 0, in ring order; device time of each repetition's messages
-  std::uint64_t bytes = 0;                 // each message
-  int messages = 0;                        // per repetition
+  std::uint64_t bytes = 0;                   // each message
+  int messages = 0;                          // per repetition
 };
 
 // Every rank calls it with its device. Each pair opens its own communicator
 // whose ranks start at the sender (participant 0 -> 1 of a one-way plan), so
 // NCCL moves data between those two alone; every message is checked at the receiver.
-NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint64_t bytes, int repetitions);
+// `corrupt_at`: a rank whose received messages get one byte changed before they are checked (the test hook), or -1.
+NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint64_t bytes, int repetitions,
+                          int corrupt_at = -1);
 
 }  // namespace ferry::doctor
