@@ -107,7 +107,8 @@ void judge_pair_set(const FleetInputs& in, const std::vector<transport::PairTime
     f.measured = "arrived wrong";
     f.expected = "every byte as sent";
     f.basis = "the receiver's device memory, read back after the last repetition";
-    f.cause = "the message changed on its way: device -> host, MPI between the ranks, or host -> device";
+    f.cause = via.empty() ? "the message changed on its way: device -> host, MPI between the ranks, or host -> device"
+                          : "the message changed on its way through NCCL, between the two GPUs' memories";
     f.action = "run `ferry run topo --topology host-staged` across these ranks, which names the round";
     out.push_back(std::move(f));
   }
