@@ -51,26 +51,6 @@ std::string read_line(const std::filesystem::path& path) {
   return line;
 }
 
-// The NUMA nodes holding a CPU this process may run on; empty where sysfs has no nodes.
-std::vector<int> process_nodes() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return {};
-  std::vector<int> nodes;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/node", error)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind("node", 0) != 0 || name.size() == 4 || !std::isdigit(static_cast<unsigned char>(name[4]))) continue;
-    for (int cpu : parse_cpu_list(read_line(entry.path() / "cpulist")))
-      if (cpu < CPU_SETSIZE && CPU_ISSET(cpu, &allowed)) {
-        nodes.push_back(std::stoi(name.substr(4)));
-        break;
-      }
-  }
-  std::sort(nodes.begin(), nodes.end());
-  return nodes;
-}
-
 // The CPUs this process may run on, in order; empty where the kernel does not say.
 std::vector<int> process_cpus() {
   cpu_set_t allowed;
@@ -80,6 +60,23 @@ std::vector<int> process_cpus() {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
   return cpus;
+}
+
+// The NUMA nodes holding one of `cpus`; empty where sysfs has no nodes.
+std::vector<int> nodes_of(const std::vector<int>& cpus) {
+  std::vector<int> nodes;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/devices/system/node", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("node", 0) != 0 || name.size() == 4 || !std::isdigit(static_cast<unsigned char>(name[4]))) continue;
+    for (int cpu : parse_cpu_list(read_line(entry.path() / "cpulist")))
+      if (std::binary_search(cpus.begin(), cpus.end(), cpu)) {
+        nodes.push_back(std::stoi(name.substr(4)));
+        break;
+      }
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
 }
 
 // The NUMA node a pinned buffer of this process lands on, as the kernel says
@@ -214,8 +211,8 @@ Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& 
   in.verification_passed = outcome.result.passed();
   in.checked_rows = checked_rows(outcome.result);
   in.environment = environment();
-  in.placement.process_nodes = process_nodes();
   in.placement.process_cpus = process_cpus();
+  in.placement.process_nodes = nodes_of(in.placement.process_cpus);
   in.placement.pinned_node = pinned_node(backend);
   for (const GpuFacts& g : in.machine.gpus)
     if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())

@@ -44,40 +44,7 @@ NcclPairs time_nccl_pairs(Backend& backend, World& world, int device, std::uint6
       mine << '\n' << k << " intact " << (wrong == 0 ? 1 : 0) << '\n';
     }
   }
-  mine << "host " << world.host() << '\n';
-  const std::vector<std::string> texts = world.gather(mine.str());
-  if (me != 0) return out;
-  std::vector<std::string> hosts(static_cast<std::size_t>(n));
-  const int pairs = n;
-  out.pairs.resize(static_cast<std::size_t>(pairs));
-  for (std::size_t rank = 0; rank < texts.size(); ++rank) {
-    std::istringstream lines(texts[rank]);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream words(line);
-      std::string first;
-      words >> first;
-      if (first == "host") {
-        words >> hosts[rank];
-        continue;
-      }
-      transport::PairTime& t = out.pairs.at(static_cast<std::size_t>(std::stoi(first)));
-      if (line.find(" intact ") != std::string::npos) {
-        std::string word;
-        int intact = 0;
-        words >> word >> intact;
-        t.intact = intact == 1;
-      } else {
-        for (double s; words >> s;) t.seconds.push_back(s);
-      }
-    }
-  }
-  for (int k = 0; k < pairs; ++k) {
-    transport::PairTime& t = out.pairs[static_cast<std::size_t>(k)];
-    t.from = k;
-    t.to = (k + 1) % n;
-    t.from_host = hosts[static_cast<std::size_t>(t.from)];
-    t.to_host = hosts[static_cast<std::size_t>(t.to)];
-  }
+  out.pairs = transport::gather_pair_times(world, mine.str());
   return out;
 }
 

@@ -23,6 +23,43 @@ std::uint64_t pair_word(std::uint64_t i, int sender) {
 
 }  // namespace
 
+std::vector<PairTime> gather_pair_times(World& world, std::string lines) {
+  lines += "host " + world.host() + "\n";
+  const std::vector<std::string> texts = world.gather(lines);
+  if (world.rank() != 0) return {};
+  const int n = world.size();
+  std::vector<PairTime> times(static_cast<std::size_t>(n));
+  std::vector<std::string> hosts(static_cast<std::size_t>(n));
+  for (std::size_t rank = 0; rank < texts.size(); ++rank) {
+    std::istringstream text(texts[rank]);
+    for (std::string line; std::getline(text, line);) {
+      std::istringstream words_of(line);
+      std::string first, second;
+      words_of >> first;
+      if (first == "host") {
+        words_of >> hosts[rank];
+        continue;
+      }
+      PairTime& t = times.at(static_cast<std::size_t>(std::stoi(first)));
+      if (line.find(" intact ") != std::string::npos) {
+        int intact = 0;
+        words_of >> second >> intact;
+        t.intact = intact == 1;
+      } else {
+        for (double s; words_of >> s;) t.seconds.push_back(s);
+      }
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    PairTime& t = times[static_cast<std::size_t>(k)];
+    t.from = k;
+    t.to = (k + 1) % n;
+    t.from_host = hosts[static_cast<std::size_t>(t.from)];
+    t.to_host = hosts[static_cast<std::size_t>(t.to)];
+  }
+  return times;
+}
+
 std::vector<PairTime> time_staged_pairs(Backend& backend, World& world, int device, std::uint64_t bytes,
                                         int repetitions, int corrupt_at) {
   if (!world.distributed()) return {};
@@ -88,41 +125,7 @@ std::vector<PairTime> time_staged_pairs(Backend& backend, World& world, int devi
       mine << k << " intact " << (intact ? 1 : 0) << '\n';
     }
   }
-  mine << "host " << world.host() << '\n';
-
-  const std::vector<std::string> texts = world.gather(mine.str());
-  if (me != 0) return {};
-  std::vector<PairTime> times(static_cast<std::size_t>(pairs));
-  std::vector<std::string> hosts(static_cast<std::size_t>(n));
-  for (std::size_t rank = 0; rank < texts.size(); ++rank) {
-    std::istringstream lines(texts[rank]);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream words_of(line);
-      std::string first, second;
-      words_of >> first;
-      if (first == "host") {
-        words_of >> hosts[rank];
-        continue;
-      }
-      const int k = std::stoi(first);
-      PairTime& t = times.at(static_cast<std::size_t>(k));
-      if (line.find(" intact ") != std::string::npos) {
-        int intact = 0;
-        words_of >> second >> intact;
-        t.intact = intact == 1;
-      } else {
-        for (double s; words_of >> s;) t.seconds.push_back(s);
-      }
-    }
-  }
-  for (int k = 0; k < pairs; ++k) {
-    PairTime& t = times[static_cast<std::size_t>(k)];
-    t.from = k;
-    t.to = (k + 1) % n;
-    t.from_host = hosts[static_cast<std::size_t>(t.from)];
-    t.to_host = hosts[static_cast<std::size_t>(t.to)];
-  }
-  return times;
+  return gather_pair_times(world, mine.str());
 #else
   (void)backend, (void)device, (void)bytes, (void)repetitions, (void)corrupt_at;
   throw RuntimeFailure("this ferry was built without MPI");

@@ -31,4 +31,9 @@ struct PairTime {
 std::vector<PairTime> time_staged_pairs(Backend& backend, World& world, int device, std::uint64_t bytes,
                                         int repetitions, int corrupt_at = -1);
 
+// Every rank calls it with its lines of the ring's pairs (k -> k + 1, one a
+// rank): "k seconds..." from whoever timed pair k, "k intact 0|1" from its
+// receiver. On rank 0 every pair, its ranks and hosts filled in; empty elsewhere.
+std::vector<PairTime> gather_pair_times(World& world, std::string lines);
+
 }  // namespace ferry::transport
