@@ -9,10 +9,10 @@
 #   overlap: `ferry run overlap` with its trace drawn as SVG, and a shorter run on pageable memory
 #   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
 #   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
-#            256MiB), `mpirun -np GPUS ferry run beff` for the MPI and NCCL transports, and `ferry model beff`
+#            256MiB), `mpirun -np GPUS ferry run beff` for the MPI transports and every NCCL variant, and `ferry model beff`
 #            from the first run's terms (scripts/beff-experiments.sh has the p2p-sm sweeps)
 #   topo:    `ferry run topo` on every GPU of the machine (regular sizes, every topology), the irregular sizes
-#            for pair and host-staged, and `mpirun -np GPUS ferry run topo` (nccl, mpi-cuda, mpi-staged)
+#            for pair and host-staged, and `mpirun -np GPUS ferry run topo` (every NCCL variant, mpi-cuda, mpi-staged)
 set -euo pipefail
 workload=${1:?usage: scripts/gpu-evidence.sh link|stream|overlap|dispatch|beff|topo [options]}
 shift
@@ -86,7 +86,7 @@ case "$workload" in
     $ferry run beff -q --max-size "${BEFF_MAX_SIZE:-256MiB}" --timeout 10s --json "$out/beff.json" "$@" \
       > "$out/beff.txt" 2>&1 || status=1
     summary "$out/beff.txt"
-    on_every_gpu $ferry run beff -q --transport nccl,mpi-staged,mpi-cuda --timeout 10s \
+    on_every_gpu $ferry run beff -q --transport nccl,nccl-graph,nccl-graph-reg,mpi-staged,mpi-cuda --timeout 10s \
       --json "$out/beff-mpi.json" "$@" > "$out/beff-mpi.txt" 2>&1 || status=1
     summary "$out/beff-mpi.txt"
     $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || status=1

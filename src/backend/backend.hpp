@@ -29,6 +29,9 @@ class Event;
 class Graph;
 
 // An in-order queue of work on one device.
+// What a stream's capture lets the capturing thread do meanwhile (cudaStreamCaptureModeThreadLocal or Relaxed).
+enum class CaptureMode { this_thread, relaxed };
+
 class Stream {
  public:
   virtual ~Stream() = default;
@@ -48,7 +51,9 @@ class Stream {
   virtual void synchronize() = 0;
 
   // Between begin and end, work is recorded instead of run; replay runs it.
-  virtual void begin_capture() = 0;
+  // `relaxed`: other work of this thread may run while the stream captures; a library that drives several
+  // devices from one thread (NCCL) needs it. Otherwise, as the safer default, such work is refused.
+  virtual void begin_capture(CaptureMode mode = CaptureMode::this_thread) = 0;
   virtual std::unique_ptr<Graph> end_capture() = 0;
   virtual void replay(const Graph& graph) = 0;
 };

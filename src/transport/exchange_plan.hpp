@@ -72,6 +72,8 @@ struct SlotPlan {
     if (s == 2) return exchanges - 1;
     return -1;
   }
+
+  bool operator==(const SlotPlan&) const = default;
 };
 
 // Messages start on this boundary, so kernels move them 16 bytes at a time.
@@ -98,6 +100,9 @@ struct ExchangePlan {
   FERRY_HD Route route(int participant, std::int64_t exchange, int k = 0) const {
     return route_of(pattern, participants, participant, exchange, k);
   }
+
+  // The same exchanges between the same slots: what a graph captured for one plan replays for the other.
+  bool operator==(const ExchangePlan&) const = default;
 };
 
 // A plan whose slots fit areas of `area_bytes`: every exchange keeps its own slot while they fit.

@@ -38,10 +38,14 @@ class PeerCopyEngine final : public Transport {
   Clock clock() const override { return Clock::device; }
   std::string how(std::uint64_t) const override { return graphs_ ? "copy engine, graph" : "copy engine"; }
 
+  void prepare(const ExchangePlan& plan) override {
+    if (graphs_ && (!graph_ || plan != captured_)) capture(plan);
+  }
+
   std::vector<double> run(const ExchangePlan& plan) override {
     const int n = static_cast<int>(lanes_.size());
     if (graphs_) {
-      if (!graph_ || !same_plan(plan, captured_)) capture(plan);
+      prepare(plan);
       Lane& first = lanes_.front();
       Stream& origin = *first.routes.front().stream;
       origin.record(*first.start);
@@ -79,11 +83,6 @@ class PeerCopyEngine final : public Transport {
     std::vector<RouteLane> routes;
     Stream& main() { return *routes.front().stream; }
   };
-
-  static bool same_plan(const ExchangePlan& a, const ExchangePlan& b) {
-    return a.pattern == b.pattern && a.participants == b.participants && a.bytes == b.bytes && a.pitch == b.pitch &&
-           a.slots.exchanges == b.slots.exchanges && a.slots.slots == b.slots.slots;
-  }
 
   // The first lane's first stream forks into every other stream by an event and joins them back at the end.
   void capture(const ExchangePlan& plan) {

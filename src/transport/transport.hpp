@@ -7,8 +7,10 @@
 // of a plan, and is closed when it goes.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -18,15 +20,24 @@
 namespace ferry::transport {
 
 enum class Kind {
-  p2p_ce,       // peer copies by the copy engine, one process driving every device
-  p2p_sm,       // kernels store into the peer's memory and raise a flag that the peer's kernel polls
-  nccl,         // ncclSend/ncclRecv, grouped; one rank per GPU under mpirun, or every device of one process
+  p2p_ce,          // peer copies by the copy engine, one process driving every device
+  p2p_sm,          // kernels store into the peer's memory and raise a flag that the peer's kernel polls
+  nccl,            // ncclSend/ncclRecv, a group per exchange issued from the host: how most applications call NCCL
+  nccl_graph,      // the same calls, every exchange of a measurement captured once as a CUDA graph and replayed
+  nccl_graph_reg,  // nccl_graph on areas from ncclMemAlloc, registered with the communicator (ncclCommRegister)
   host_staged,  // device -> pinned host, memcpy between host buffers, host -> device; one process driving every device
   mpi_staged,   // device -> pinned host, MPI_Sendrecv between hosts, host -> device
   mpi_cuda,     // MPI_Sendrecv on device memory, where the MPI library is CUDA-aware
 };
 
 const std::vector<Kind>& all_kinds();
+// Every way ferry runs NCCL, each over one rank per GPU under mpirun or every device of one process.
+inline bool is_nccl(Kind kind) {
+  return kind == Kind::nccl || kind == Kind::nccl_graph || kind == Kind::nccl_graph_reg;
+}
+// The NCCL variant with the highest figure (b_eff, a peak: higher is better) among `figures`, or nullopt when
+// no NCCL variant is there: what "vs best NCCL" compares with, so that a peer is judged at its best.
+std::optional<Kind> best_nccl(const std::vector<std::pair<Kind, double>>& figures);
 // host-staged and mpi-staged: every message stops in host memory on its way.
 inline bool through_host(Kind kind) { return kind == Kind::host_staged || kind == Kind::mpi_staged; }
 std::string_view to_string(Kind kind);
@@ -36,6 +47,11 @@ std::vector<Kind> parse_kinds(std::string_view text);
 // What a transport's seconds are: device intervals (events) or the host's steady clock.
 enum class Clock { device, host };
 
+// Where a transport's send and receive areas come from: the backend's device
+// memory, or NCCL's allocator (ncclMemAlloc), whose memory NCCL can register
+// for zero-copy transfers between GPUs.
+enum class AreaMemory { device, nccl };
+AreaMemory area_memory(Kind kind);
 // A device this process drives, and its place among the participants.
 struct Participant {
   int index = 0;  // 0 .. participants - 1, around the ring
@@ -49,7 +65,8 @@ struct Group {
   std::vector<Participant> local;  // those this process drives
   std::uint64_t area_bytes = 0;    // each send and receive area
   std::uint64_t largest_message = 0;
-  int routes = 1;  // the most routes a plan on it takes: fully-connected's participants - 1
+  int routes = 1;                          // the most routes a plan on it takes: fully-connected's participants - 1
+  AreaMemory memory = AreaMemory::device;  // where the areas came from
 };
 
 struct Options {
@@ -76,7 +93,15 @@ class Transport {
   // plan's messages need; their contents are the caller's to fill and check.
   // A fully-connected plan's routes all run at once.
   virtual std::vector<double> run(const ExchangePlan& plan) = 0;
+  // What run(plan) must do once before the plan's first exchange can start (capturing its exchanges as a graph),
+  // done here so that it stays out of the timed part and ahead of the caller's barrier: a rank still capturing
+  // while its peer's timed exchanges start would add its capture to the peer's time. run() does it when not asked.
+  // Every rank calls it with the same plan at the same point, as NCCL may connect peers while capturing.
+  virtual void prepare(const ExchangePlan&) {}
 };
+
+// An area of `bytes` on `device` from `memory`; throws RuntimeFailure where that memory is not to be had.
+Buffer allocate_area(AreaMemory memory, Backend& backend, int device, std::uint64_t bytes);
 
 // Why a transport cannot run on this group here (a skipped row's reason), or "".
 // Every rank gets the same answer.

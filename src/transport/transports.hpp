@@ -15,9 +15,10 @@ std::string peer_reason(Kind kind, Backend& backend, const World& world, const G
 std::unique_ptr<Transport> open_p2p_ce(Backend& backend, const Group& group);
 std::unique_ptr<Transport> open_p2p_sm(Backend& backend, const Group& group, const Options& options);
 
-// nccl.cpp
-std::string nccl_reason(Backend& backend, const World& world, const Group& group);
-std::unique_ptr<Transport> open_nccl(Backend& backend, World& world, const Group& group);
+// nccl.cpp: nccl, nccl-graph and nccl-graph-reg; the areas of the last from NCCL's allocator.
+std::string nccl_reason(Kind kind, Backend& backend, const World& world, const Group& group);
+std::unique_ptr<Transport> open_nccl(Kind kind, Backend& backend, World& world, const Group& group);
+Buffer allocate_nccl_area(int device, std::uint64_t bytes);
 
 // host_staged.cpp: one process driving every device, through the host.
 std::string host_staged_reason(const World& world, const Group& group);

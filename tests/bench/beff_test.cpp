@@ -395,5 +395,33 @@ TEST(Beff, ThePeerTransportsAndNcclPassOnTwoGpus) {
   for (const std::string& s : r.skipped) EXPECT_EQ(s.find("p2p"), std::string::npos) << s;
 }
 
+// Every way ferry runs NCCL moves the ring intact, each named in its protocol, and one is the best the others
+// are compared with; a corrupted byte fails each of them, registered NCCL memory included.
+TEST(Beff, EveryNcclVariantPassesOnTwoGpusAndACorruptedByteFailsEach) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << cuda_unavailable_reason();
+  auto backend = make_backend("cuda");
+  if (backend->device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  const std::vector<Kind> variants = {Kind::nccl, Kind::nccl_graph, Kind::nccl_graph_reg};
+  BeffConfig c = quick(*backend, variants, {0, 1});
+  c.transport.timeout_s = 10;
+  const WorkloadResult r = run(*backend, world(), c, {}, Progress("beff", false));
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
+  for (Kind k : variants) {
+    const auto ring = rows_of(r, "ring", std::string(to_string(k)));
+    ASSERT_EQ(ring.size(), 21u) << to_string(k);
+    EXPECT_NE(std::get<std::string>(ring.front()->params.at(1).second).find("ncclSend/Recv"), std::string::npos);
+  }
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.starts_with("best NCCL variant: nccl"); }));
+  for (Kind k : variants) {
+    BeffConfig corrupt = quick(*backend, {k}, {0, 1});
+    corrupt.corrupt_bytes = 4096;
+    const WorkloadResult failed = run(*backend, world(), corrupt, {}, Progress("beff", false));
+    EXPECT_FALSE(failed.passed()) << to_string(k);
+    EXPECT_EQ(rows_of(failed, "beff").front()->check, Check::failed) << to_string(k);
+  }
+}
+
 }  // namespace
 }  // namespace ferry::beff

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "backend/emu/emu_backend.hpp"
+#include "backend/select.hpp"
 #include "bench/topo/topo_run.hpp"
 #include "cli/cli.hpp"
 #include "core/error.hpp"
@@ -322,6 +323,22 @@ TEST(TopoPeaks, LinksPeerCopiesStandBesideTheDirectPath) {
   EXPECT_DOUBLE_EQ(link_peak(peers, Pattern::one_way, {0, 1}).Bps, 390e9);
   EXPECT_DOUBLE_EQ(link_peak(peers, Pattern::ring, {0, 1}).Bps, 385e9);
   EXPECT_EQ(link_peak(peers, Pattern::one_way, {1, 2}).Bps, 0);
+}
+
+// The pair, both ways and one way, and the matrix on every NCCL variant: every round intact, each variant
+// compared with the best of them.
+TEST(Topo, EveryNcclVariantPassesThePairAndTheMatrixOnTwoGpus) {
+  if (!cuda_unavailable_reason().empty()) GTEST_SKIP() << cuda_unavailable_reason();
+  auto backend = make_backend("cuda");
+  if (backend->device_count() < 2) GTEST_SKIP() << "needs 2 GPUs";
+  TopoConfig config = quick(*backend, {0, 1});
+  config.topologies = {Topology::pair, Topology::matrix};
+  config.transports = {Kind::nccl, Kind::nccl_graph, Kind::nccl_graph_reg};
+  const WorkloadResult r = run(*backend, world(), backend->describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_TRUE(r.passed());
+  EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
+  for (const Row* row : rows_of(r, "peak", "pair both")) EXPECT_NE(param(*row, "vs best NCCL"), "-");
+  EXPECT_EQ(rows_of(r, "matrix-latency").size(), 6u);  // 2 directions x 3 variants
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ for transport in ("mpi-staged", "mpi-cuda"):
     assert len(own) == 21 * ranks, (transport, len(own))
     assert any(r["section"] == "beff" and r["params"]["transport"] == transport for r in beff["rows"])
 skipped = " ".join(beff["skipped"])
-for transport in ("p2p-ce", "p2p-sm", "nccl"):
+for transport in ("p2p-ce", "p2p-sm", "nccl", "nccl-graph", "nccl-graph-reg"):
     assert transport + ":" in skipped, skipped
 PY
 

@@ -120,7 +120,7 @@ TEST(SlotPlan, MessagesStartOnAVectorBoundary) {
 }
 
 TEST(Transport, NamesParseAndAnUnknownOneIsBadInput) {
-  EXPECT_EQ(parse_kinds("all").size(), 6u);
+  EXPECT_EQ(parse_kinds("all").size(), 8u);
   EXPECT_EQ(parse_kinds("nccl,p2p-sm"), (std::vector<Kind>{Kind::nccl, Kind::p2p_sm}));
   for (Kind k : all_kinds()) EXPECT_EQ(parse_kinds(std::string(to_string(k))).front(), k);
   EXPECT_THROW(parse_kinds("p2p-ce,carrier-pigeon"), UsageError);

@@ -104,9 +104,10 @@ void CudaStream::synchronize() {
   if (host_failure_) std::rethrow_exception(std::exchange(host_failure_, nullptr));
 }
 
-void CudaStream::begin_capture() {
+void CudaStream::begin_capture(CaptureMode mode) {
   use_device(device_);
-  FERRY_CUDA(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  FERRY_CUDA(cudaStreamBeginCapture(stream_, mode == CaptureMode::relaxed ? cudaStreamCaptureModeRelaxed
+                                                                          : cudaStreamCaptureModeThreadLocal));
   capturing_ = true;
   captured_copies_.clear();
 }

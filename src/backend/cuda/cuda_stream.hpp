@@ -50,7 +50,7 @@ class CudaStream final : public Stream {
   void record(Event& event) override;
   void wait(const Event& event) override;
   void synchronize() override;
-  void begin_capture() override;
+  void begin_capture(CaptureMode mode) override;
   std::unique_ptr<Graph> end_capture() override;
   void replay(const Graph& graph) override;
 

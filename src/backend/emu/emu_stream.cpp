@@ -132,7 +132,7 @@ void EmuStream::synchronize() {
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
-void EmuStream::begin_capture() {
+void EmuStream::begin_capture(CaptureMode) {
   std::lock_guard lock(mutex_);
   if (capturing_) throw RuntimeFailure("emu: the stream is already being captured");
   capturing_ = true;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "bench/beff/beff_run.hpp"
 #include "core/error.hpp"
@@ -41,8 +42,15 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     if (skipped[t].empty()) runnable.transports.push_back(config.transports[t]);
   progress.expect(plan_run(runnable, participants).steps.size());
   std::vector<TransportRecord> records;
-  for (std::size_t t = 0; t < config.transports.size(); ++t)
-    records.push_back(measure_transport(backend, world, config, config.transports[t], skipped[t], areas, progress));
+  for (std::size_t t = 0; t < config.transports.size(); ++t) {
+    const transport::Kind kind = config.transports[t];
+    // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size on the same devices.
+    std::optional<ExchangeAreas> own;
+    if (skipped[t].empty() && transport::area_memory(kind) != areas.group().memory)
+      own.emplace(backend, devices, areas.group().local.front().index, participants, config.area(), largest, 1,
+                  transport::area_memory(kind));
+    records.push_back(measure_transport(backend, world, config, kind, skipped[t], own ? *own : areas, progress));
+  }
   world.stop_watching();
 
   if (world.rank() != 0) {

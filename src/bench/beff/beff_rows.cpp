@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "bench/beff/beff_run.hpp"
+#include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "model/beff_model.hpp"
@@ -97,11 +98,14 @@ class ResultBuilder {
     };
     result_.sections = {
         {"beff", "b_eff per transport, side by side: the mean of the ring's b(L) over the definition's 21 sizes "
-                 "(1 B .. 2 MiB); model: the same mean of n x L / (t_lat + L / B)"},
+                 "(1 B .. 2 MiB); vs best NCCL: against the NCCL variant with the highest b_eff in this run; model: "
+                 "the same mean of n x L / (t_lat + L / B)"},
         {"ring",
          "b(L) of the ring per transport (ping-ping: each device sends L to its right while it receives L from "
          "its left, looplength times); transfer = seconds of the best repetition's slowest device; b(L) = n x L "
-         "x looplength / transfer, the best of the repetitions as HPCC defines it"},
+         "x looplength / transfer, the best of the repetitions as HPCC defines it; algbw and busbw as nccl-tests' "
+         "sendrecv gives them for the same ring: L / (the median repetition's transfer / looplength), busbw = algbw "
+         "(nccl-tests averages its ranks' times where ferry takes the slowest device's)"},
         {"latency", fmt::format("One-way latency: {} ping-pong between devices 0 and 1, half a round trip, median "
                                 "over repetitions of (time / exchanges)",
                                 format_bytes(config_.latency_bytes))},
@@ -181,6 +185,12 @@ class ResultBuilder {
                   {"MSize bytes", as_param(size.bytes)},
                   {"looplength", size.exchanges},
                   {"transfer s", *std::min_element(slowest.begin(), slowest.end())}};
+    // nccl-tests' sendrecv is this ring (each rank sends to the next, receives from the one before), so its
+    // figures are given as it defines them: algbw = bytes a rank sends / time of one, busbw = algbw x 1.
+    const double algbw =
+        static_cast<double>(size.bytes) * static_cast<double>(size.exchanges) / summarize(slowest).median;
+    row.params.push_back({"algbw GB/s", to_GBps(algbw)});
+    row.params.push_back({"busbw GB/s", to_GBps(algbw)});
     row.metric = Metric::rate;
     row.headline = Headline::best;
     row.set_samples(slowest);
@@ -264,9 +274,12 @@ class ResultBuilder {
     if (beff_.empty()) return;
     const auto best =
         std::max_element(beff_.begin(), beff_.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const std::optional<Kind> nccl = transport::best_nccl({beff_.begin(), beff_.end()});
     for (const auto& [kind, at] : beff_row_) {
       Params& params = result_.rows[at].params;
       params.insert(params.begin() + 3, {"vs best", fmt::format("{:.2f}x", beff_[kind] / best->second)});
+      params.insert(params.begin() + 4,
+                    {"vs best NCCL", nccl ? fmt::format("{:.2f}x", beff_[kind] / beff_[*nccl]) : std::string("-")});
     }
     for (const auto& [kind, at] : beff_row_) {
       const Row& row = result_.rows[at];
@@ -282,9 +295,7 @@ class ResultBuilder {
                                           to_string(kind), to_GBps(row.value()) / n_, to_GBps(row.value()), n_,
                                           models));
     }
-    if (beff_.contains(Kind::nccl) && best->first != Kind::nccl)
-      result_.notes.push_back(fmt::format("best transport {}: b_eff {:.2f}x nccl's, same run, same sizes",
-                                          to_string(best->first), best->second / beff_[Kind::nccl]));
+    if (nccl) add_nccl_comparison(*nccl, best->first);
     add_link_comparison(best->first);
     if (latency_us_.contains(Kind::p2p_sm))
       result_.notes.push_back(fmt::format("p2p-sm one-way latency of {}: {:.2f} us (median, half a ping-pong round "
@@ -298,6 +309,21 @@ class ResultBuilder {
                               return fmt::format("participant {} = rank {} on {}, device {}", m.participant, m.rank,
                                                  m.host, m.device);
                             }));
+  }
+
+  // NCCL at its best: the variant with the highest b_eff, its latency, and the best transport against it.
+  void add_nccl_comparison(Kind nccl, Kind best) {
+    const std::string latency =
+        latency_us_.contains(nccl)
+            ? fmt::format(", one-way {} latency {:.2f} us", format_bytes(config_.latency_bytes), latency_us_[nccl])
+            : "";
+    result_.notes.push_back(fmt::format("best NCCL variant: {} (b_eff {:.4g} GB/s per device{}), the others compared "
+                                        "with it as \"vs best NCCL\"",
+                                        to_string(nccl), to_GBps(beff_[nccl]) / n_, latency));
+    if (best != nccl)
+      result_.notes.push_back(fmt::format("best transport {}: b_eff {:.2f}x the best NCCL variant's ({}), same run, "
+                                          "same sizes",
+                                          to_string(best), beff_[best] / beff_[nccl], to_string(nccl)));
   }
 
   // The best transport's b(L) at its largest size against link's peer copies.

@@ -40,16 +40,18 @@ std::vector<Member> gather_members(World& world, const transport::Group& group) 
 }
 
 ExchangeAreas::ExchangeAreas(Backend& backend, const std::vector<int>& devices, int first_index, int participants,
-                             std::uint64_t area_bytes, std::uint64_t largest_message, int routes) {
+                             std::uint64_t area_bytes, std::uint64_t largest_message, int routes,
+                             transport::AreaMemory memory) {
   group_.participants = participants;
   group_.routes = routes;
+  group_.memory = memory;
   group_.area_bytes = area_bytes;
   group_.largest_message = largest_message;
   for (std::size_t k = 0; k < devices.size(); ++k) {
     Local local;
     local.stream = backend.make_stream(devices[k]);
-    local.send = backend.allocate_device(devices[k], area_bytes);
-    local.receive = backend.allocate_device(devices[k], area_bytes);
+    local.send = transport::allocate_area(memory, backend, devices[k], area_bytes);
+    local.receive = transport::allocate_area(memory, backend, devices[k], area_bytes);
     local.counter = backend.allocate_device(devices[k], sizeof(unsigned long long));
     local.counter_host = backend.allocate_host(MemoryKind::pinned, sizeof(unsigned long long));
     group_.local.push_back({.index = first_index + static_cast<int>(k),

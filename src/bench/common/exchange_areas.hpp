@@ -35,9 +35,11 @@ std::string nothing_measured(std::string_view workload, std::string_view asked,
 class ExchangeAreas {
  public:
   // Participants `first_index`, first_index + 1, ... on `devices`, of `participants` in all;
-  // `routes`: the most routes a plan on them takes (Group::routes).
+  // `routes`: the most routes a plan on them takes (Group::routes); `memory`: where the send and receive areas
+  // come from (transport::area_memory of the transport that will use them).
   ExchangeAreas(Backend& backend, const std::vector<int>& devices, int first_index, int participants,
-                std::uint64_t area_bytes, std::uint64_t largest_message, int routes = 1);
+                std::uint64_t area_bytes, std::uint64_t largest_message, int routes = 1,
+                transport::AreaMemory memory = transport::AreaMemory::device);
   const transport::Group& group() const { return group_; }
   std::uint64_t area_bytes() const { return group_.area_bytes; }
 

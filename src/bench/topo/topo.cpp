@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "bench/topo/topo_run.hpp"
@@ -108,17 +109,23 @@ class TopoRun {
   void direct(const std::vector<Variant>& variants, int n) {
     int routes = 1;
     for (const Variant& v : variants) routes = std::max(routes, transport::fan_of(v.pattern, n));
-    ExchangeAreas areas(backend_, local_devices(n), who_.one_per_rank ? world_.rank() : 0, n,
-                        area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
-    const std::vector<Member> members = gather_members(world_, areas.group());
+    const int first = who_.one_per_rank ? world_.rank() : 0;
+    const std::uint64_t area = area_for(routes, config_.sizes.back());
+    ExchangeAreas shared(backend_, local_devices(n), first, n, area, config_.sizes.back(), routes);
+    const std::vector<Member> members = gather_members(world_, shared.group());
     for (Kind kind : config_.transports) {
-      const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
+      const std::string why = transport::unavailable_anywhere(kind, backend_, world_, shared.group());
       if (!why.empty()) {
         skip(fmt::format("{}: {}", to_string(kind), why));
         progress_.expect_fewer(variants.size() * (1 + config_.sizes.size()));
         continue;
       }
-      for (const Variant& v : variants) measure(v, kind, areas, members);
+      // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size.
+      std::optional<ExchangeAreas> own;
+      if (transport::area_memory(kind) != shared.group().memory)
+        own.emplace(backend_, local_devices(n), first, n, area, config_.sizes.back(), routes,
+                    transport::area_memory(kind));
+      for (const Variant& v : variants) measure(v, kind, own ? *own : shared, members);
     }
   }
 
@@ -158,6 +165,7 @@ class TopoRun {
     TopologyRecord record;
     record.name = v.name;
     record.kind = kind;
+    record.pattern = v.pattern;
     record.clock = moving->clock();
     record.members = members_text(members);
     record.routes = transport::fan_of(v.pattern, areas.group().participants);
@@ -182,15 +190,20 @@ class TopoRun {
     for (int a : config_.devices) {
       for (int b : config_.devices) {
         if (a == b) continue;
-        ExchangeAreas areas(backend_, {a, b}, 0, 2, area, config_.matrix_bytes);
+        ExchangeAreas shared(backend_, {a, b}, 0, 2, area, config_.matrix_bytes);
         for (Kind kind : config_.transports) {
-          const std::string why = transport::unavailable_anywhere(kind, backend_, world_, areas.group());
+          const std::string why = transport::unavailable_anywhere(kind, backend_, world_, shared.group());
           if (!why.empty()) {
             skip(fmt::format("{}: {}", to_string(kind), why));
             progress_.expect_fewer(1);
             continue;
           }
           progress_.step(fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b));
+          std::optional<ExchangeAreas> own;
+          if (transport::area_memory(kind) != shared.group().memory)
+            own.emplace(backend_, std::vector<int>{a, b}, 0, 2, area, config_.matrix_bytes, 1,
+                        transport::area_memory(kind));
+          ExchangeAreas& areas = own ? *own : shared;
           const auto moving = transport::open(kind, backend_, world_, areas.group(), config_.transport);
           RoundRunner runner(*moving, world_, areas, config_);
           MatrixCell cell;

@@ -44,8 +44,9 @@ std::vector<std::uint64_t> parse_sizes(std::string_view text, std::uint64_t larg
 struct TopoConfig {
   std::vector<Topology> topologies = all_topologies();
   // The direct topologies' transports; those that cannot run here are skipped with the reason.
-  std::vector<transport::Kind> transports = {transport::Kind::p2p_ce, transport::Kind::p2p_sm, transport::Kind::nccl,
-                                             transport::Kind::mpi_cuda};
+  std::vector<transport::Kind> transports = {transport::Kind::p2p_ce,         transport::Kind::p2p_sm,
+                                             transport::Kind::nccl,           transport::Kind::nccl_graph,
+                                             transport::Kind::nccl_graph_reg, transport::Kind::mpi_cuda};
   std::vector<int> devices;  // this process's: all of them in one process, one under mpirun
   std::vector<std::uint64_t> sizes = regular_sizes();
   int rounds = 100;

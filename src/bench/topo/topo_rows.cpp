@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "bench/topo/topo_run.hpp"
 #include "core/text.hpp"
@@ -69,6 +70,7 @@ class ResultBuilder {
     start();
     for (const TopologyRecord& t : topologies) add_bandwidth(t);
     for (const TopologyRecord& t : topologies) add_peak(t, topologies);
+    add_nccl_notes(topologies);
     for (const MatrixCell& cell : matrix) add_matrix(cell);
     for (const HostStep& step : host_steps) add_host(step);
     result_.skipped = std::move(skipped);
@@ -91,13 +93,15 @@ class ResultBuilder {
          fmt::format("Peak per topology (the thesis' tables): theoretical from what the machine reports "
                      "(NVLink count x rate, PCIe generation x width, host-staged 1 / (1/P_pcie + 1/P_host + "
                      "1/P_pcie) with P_host measured), observed = the best median over sizes, {} highlighted; "
-                     "direct topologies beside link's peer copies in this run, host-staged beside the direct path",
+                     "direct topologies beside link's peer copies in this run and the best NCCL variant's peak on "
+                     "the same topology (vs best NCCL), host-staged beside the direct path",
                      format_bytes(config_.highlighted_bytes))},
         {"bandwidth",
          fmt::format("Ping-ping bandwidth per topology: every device starts sending at once, one exchange a "
                      "round, {} rounds per size, every byte checked each round; GB/s = bytes each device "
                      "sends / the slowest device's time, per direction; median over rounds, min and max "
-                     "beside it; model = the theoretical peak",
+                     "beside it; model = the theoretical peak; a ring (pair both among them) is nccl-tests' "
+                     "sendrecv, whose algbw this is, and busbw = algbw",
                      config_.rounds)},
         {"matrix", "Pairwise matrix: one-way bandwidth for every ordered pair of devices, per transport"},
         {"matrix-latency", fmt::format("Pairwise matrix: one-way latency, a {} ping-pong of {} exchanges a round, "
@@ -120,6 +124,13 @@ class ResultBuilder {
       params.emplace_back("bytes", as_param(rounds.bytes));
       Row row = rate_row("bandwidth", std::move(params), rounds, static_cast<double>(rounds.bytes) * t.routes,
                          config_.rounds);
+      // A ring (the pair both ways among them) is nccl-tests' sendrecv: each device sends to the next and receives
+      // from the one before, so its figure is also sendrecv's algbw, and busbw = algbw.
+      const ParamValue algbw = t.pattern == transport::Pattern::ring && row.has_samples()
+                                   ? ParamValue(to_GBps(row.value()))
+                                   : ParamValue(std::string("-"));
+      row.params.emplace_back("algbw GB/s", algbw);
+      row.params.emplace_back("busbw GB/s", algbw);
       set_model(row, t.theoretical);
       result_.rows.push_back(std::move(row));
     }
@@ -182,11 +193,42 @@ class ResultBuilder {
     } else {
       row.params.emplace_back("compared with", t.link.Bps > 0 ? t.link.basis : std::string("-"));
       row.params.emplace_back("ratio", ratio_text(t.link.Bps > 0 ? peak / t.link.Bps : 0));
+      const TopologyRecord* nccl = best_nccl_for(t, all);
+      row.params.emplace_back("vs best NCCL", ratio_text(nccl ? peak / observed_peak(*nccl).first : 0));
     }
     set_model(row, t.theoretical);
     const bool intact = std::all_of(t.sizes.begin(), t.sizes.end(), [](const Rounds& r) { return r.wrong_words == 0; });
     row.check = intact ? Check::passed : Check::failed;
     result_.rows.push_back(std::move(row));
+  }
+
+  // The NCCL variant with the highest peak on the same topology and devices: what "vs best NCCL" compares with.
+  static const TopologyRecord* best_nccl_for(const TopologyRecord& t, const std::vector<TopologyRecord>& all) {
+    std::vector<std::pair<Kind, double>> peaks;
+    for (const TopologyRecord& r : all)
+      if (r.name == t.name && r.members == t.members) peaks.emplace_back(r.kind, observed_peak(r).first);
+    const std::optional<Kind> best = transport::best_nccl(peaks);
+    for (const TopologyRecord& r : all)
+      if (best && r.name == t.name && r.members == t.members && r.kind == *best) return &r;
+    return nullptr;
+  }
+
+  // Per topology: which NCCL variant was best, and the best transport against it.
+  void add_nccl_notes(const std::vector<TopologyRecord>& all) {
+    for (const TopologyRecord& t : all) {
+      const TopologyRecord* nccl = best_nccl_for(t, all);
+      if (nccl != &t) continue;  // once per topology, at its best NCCL record
+      const auto [nccl_peak, nccl_at] = observed_peak(t);
+      const TopologyRecord* best = &t;
+      for (const TopologyRecord& r : all)
+        if (r.name == t.name && r.members == t.members && observed_peak(r).first > observed_peak(*best).first)
+          best = &r;
+      std::string note = fmt::format("{}: best NCCL variant {} peaks at {:.1f} GB/s ({})", t.name, to_string(t.kind),
+                                     to_GBps(nccl_peak), format_bytes(nccl_at));
+      if (best != &t)
+        note += fmt::format("; {} peaks {:.2f}x higher", to_string(best->kind), observed_peak(*best).first / nccl_peak);
+      result_.notes.push_back(std::move(note));
+    }
   }
 
   void add_matrix(const MatrixCell& cell) {

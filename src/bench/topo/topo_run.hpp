@@ -27,6 +27,7 @@ using Peak = model::RatedLink;
 struct TopologyRecord {
   std::string name;  // "pair one-way", "pair both", "ring", "fully-connected", "host-staged"
   transport::Kind kind{};
+  transport::Pattern pattern = transport::Pattern::ring;
   transport::Clock clock = transport::Clock::device;
   std::string members;  // "0,1" or "host:0 -> host:1" across ranks
   int routes = 1;       // messages each device sends per round
