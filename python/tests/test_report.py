@@ -83,6 +83,24 @@ def test_beff_rows_without_the_params_its_plot_needs_are_left_out_not_a_crash(ma
     assert 'id="workload-beff"' in out.read_text()
 
 
+def test_beff_and_topo_tables_set_each_transport_beside_the_best_nccl_variant(make_results, tmp_path):
+    beff = document("beff", rows=[
+        row(section="beff", metric="rate", value=88.6, transport="p2p-sm", devices=2, **{"vs best NCCL": "3.53x"}),
+        row(section="beff", metric="rate", value=25.1, transport="nccl-graph-reg", devices=2,
+            **{"vs best NCCL": "1.00x"})])
+    topo = document("topo", rows=[
+        row(section="peak", metric="rate", value=381.7, topology="pair both", transport="p2p-ce", devices="0,1",
+            **{"vs best NCCL": "1.08x"})])
+    out = tmp_path / "nccl.html"
+    done = run_ferry_py("report", make_results("beff.json", beff), make_results("topo.json", topo), "-o", out)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    beff_table = text.split('id="table-beff-transports"')[1].split("</table>")[0]
+    assert "vs best NCCL" in beff_table and "3.53x" in beff_table and "1.00x" in beff_table
+    peaks = text.split('id="table-topo-peaks"')[1].split("</table>")[0]
+    assert "vs best NCCL" in peaks and "1.08x" in peaks
+
+
 def test_topo_draws_a_panel_per_topology_and_the_matrix_as_heat_maps(emulator_page):
     text = emulator_page
     bandwidth = text.split('id="plot-topo-bandwidth"')[1].split("</figure>")[0]

@@ -28,10 +28,10 @@ struct Capabilities {
 class Event;
 class Graph;
 
-// An in-order queue of work on one device.
 // What a stream's capture lets the capturing thread do meanwhile (cudaStreamCaptureModeThreadLocal or Relaxed).
 enum class CaptureMode { this_thread, relaxed };
 
+// An in-order queue of work on one device.
 class Stream {
  public:
   virtual ~Stream() = default;

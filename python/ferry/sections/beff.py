@@ -73,10 +73,11 @@ def _b_of_l(series: list) -> str:
 
 def _side_by_side(series: list) -> str:
     def key_of(r):
-        return (r.params.get("transport", ""), r.params.get("devices", "-"), r.params.get("one-way us", "-"))
+        return (r.params.get("transport", ""), r.params.get("devices", "-"), r.params.get("one-way us", "-"),
+                r.params.get("vs best NCCL", "-"))
 
-    return figures_table(series, lambda s: s.section("beff"), ["transport", "devices", "one-way us"], key_of,
-                         "table-beff-transports")
+    return figures_table(series, lambda s: s.section("beff"), ["transport", "devices", "one-way us", "vs best NCCL"],
+                         key_of, "table-beff-transports")
 
 
 def _latency(series: list) -> str:
