@@ -79,9 +79,9 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "checked byte for byte on receipt. GB/s = bytes each device sends / the slowest device's time; median, min and "
       "max over rounds. Each topology's peak is set beside its theoretical peak (NVLink count x rate, PCIe "
       "generation x width; host-staged 1 / (2/P_pcie + 1/P_host) with P_host the fastest host step, timed at 1 to "
-      "64 MiB) and, for direct ones, beside link's peer copies measured in the same run. Direct transports drive "
-      "every device from one process (p2p-ce, p2p-sm, nccl) or take one rank per device under mpirun (nccl, "
-      "mpi-cuda): `mpirun -np N ferry run topo`.");
+      "64 MiB) and, for direct ones, beside link's peer copies measured in the same run and the fastest NCCL variant "
+      "(vs best NCCL). Direct transports drive every device from one process (p2p-ce, p2p-sm, the NCCL variants) or "
+      "take one rank per device under mpirun (the NCCL variants, mpi-cuda): `mpirun -np N ferry run topo`.");
   add_run_options(*command, o->run);
   command->add_option("--topology", o->topologies,
                       fmt::format("all (default: every one the devices can form), or some of {}",
