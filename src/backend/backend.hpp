@@ -117,4 +117,8 @@ class Backend {
   virtual bool enable_peer_access(int device, int peer) = 0;
 };
 
+// Throws UsageError, naming the device and what it has, when `bytes` is more than `device` has free: before any
+// allocation on a GPU, the backend's own or another library's (NCCL's).
+void require_free_memory(const Backend& backend, int device, std::uint64_t bytes);
+
 }  // namespace ferry

@@ -55,6 +55,7 @@ class Nccl final : public Transport {
       lane.stream = backend.make_stream(p.device);
       lane.start = backend.make_event(p.device);
       lane.end = backend.make_event(p.device);
+      streams_.push_back(lane.stream.get());
       lanes_.push_back(std::move(lane));
     }
     // Every local device joins in one group, or the first would wait for the others forever.
@@ -88,27 +89,26 @@ class Nccl final : public Transport {
 
   void prepare(const ExchangePlan& plan) override {
     if (kind_ == Kind::nccl) return;
-    std::vector<Stream*> streams;
-    for (Lane& lane : lanes_) streams.push_back(lane.stream.get());
     // Relaxed: NCCL's calls for one device, made while another device's stream of this thread captures, were
     // refused in thread-local mode ("operation not permitted when stream is capturing"), and the capture hung
     // (NCCL 2.28.3, one process driving 2 x H200); one rank per GPU captured either way.
     graphs_.prepare(
-        plan, streams, [&](const ExchangePlan& p) { enqueue_exchanges(p); }, CaptureMode::relaxed);
+        plan, streams_, [&](const ExchangePlan& p) { enqueue_exchanges(p); }, CaptureMode::relaxed);
   }
 
   std::vector<double> run(const ExchangePlan& plan) override {
     prepare(plan);
-    for (std::size_t l = 0; l < lanes_.size(); ++l) {
-      Lane& lane = lanes_[l];
-      lane.stream->record(*lane.start);
-      if (kind_ == Kind::nccl) continue;
-      graphs_.replay(l, *lane.stream);
-      lane.stream->record(*lane.end);
-    }
     if (kind_ == Kind::nccl) {
+      for (Lane& lane : lanes_) lane.stream->record(*lane.start);
       enqueue_exchanges(plan);
       for (Lane& lane : lanes_) lane.stream->record(*lane.end);
+    } else {
+      // Each device's interval starts as its own graph is launched.
+      for (std::size_t l = 0; l < lanes_.size(); ++l) {
+        lanes_[l].stream->record(*lanes_[l].start);
+        graphs_.replay(l, *lanes_[l].stream);
+        lanes_[l].stream->record(*lanes_[l].end);
+      }
     }
     std::vector<double> seconds;
     for (Lane& lane : lanes_) {
@@ -174,6 +174,7 @@ class Nccl final : public Transport {
   const Group group_;
   const NcclLibrary& nccl_;
   std::vector<Lane> lanes_;
+  std::vector<Stream*> streams_;  // the lanes' streams, for PlanGraphs
   PlanGraphs graphs_;
 };
 

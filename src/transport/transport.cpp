@@ -6,7 +6,6 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "core/units.hpp"
 #include "transport/transports.hpp"
 
 namespace ferry::transport {
@@ -61,10 +60,7 @@ AreaMemory area_memory(Kind kind) { return kind == Kind::nccl_graph_reg ? AreaMe
 
 Buffer allocate_area(AreaMemory memory, Backend& backend, int device, std::uint64_t bytes) {
   if (memory == AreaMemory::device) return backend.allocate_device(device, bytes);
-  const DeviceStatus status = backend.device_status(device);
-  if (bytes > status.free_bytes)
-    throw UsageError(fmt::format("{} is more than device {} has free ({} of {})", format_bytes(bytes), device,
-                                 format_bytes(status.free_bytes), format_bytes(status.total_bytes)));
+  require_free_memory(backend, device, bytes);
   return allocate_nccl_area(device, bytes);
 }
 

@@ -101,10 +101,7 @@ class CudaBackend final : public Backend {
   }
 
   Buffer allocate_device(int device, std::size_t bytes) override {
-    const DeviceStatus status = device_status(device);
-    if (bytes > status.free_bytes)
-      throw UsageError(fmt::format("{} is more than device {} has free ({} of {})", format_bytes(bytes), device,
-                                   format_bytes(status.free_bytes), format_bytes(status.total_bytes)));
+    require_free_memory(*this, device, bytes);
     void* p = nullptr;
     FERRY_CUDA(cudaMalloc(&p, bytes));
     return Buffer(p, p, bytes, MemoryKind::device, device, [device](void* q) {

@@ -45,10 +45,8 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   for (std::size_t t = 0; t < config.transports.size(); ++t) {
     const transport::Kind kind = config.transports[t];
     // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size on the same devices.
-    std::optional<ExchangeAreas> own;
-    if (skipped[t].empty() && transport::area_memory(kind) != areas.group().memory)
-      own.emplace(backend, devices, areas.group().local.front().index, participants, config.area(), largest, 1,
-                  transport::area_memory(kind));
+    std::optional<ExchangeAreas> own =
+        skipped[t].empty() ? areas.on_memory(backend, transport::area_memory(kind)) : std::nullopt;
     records.push_back(measure_transport(backend, world, config, kind, skipped[t], own ? *own : areas, progress));
   }
   world.stop_watching();

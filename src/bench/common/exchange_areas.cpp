@@ -62,6 +62,14 @@ ExchangeAreas::ExchangeAreas(Backend& backend, const std::vector<int>& devices, 
   }
 }
 
+std::optional<ExchangeAreas> ExchangeAreas::on_memory(Backend& backend, transport::AreaMemory memory) const {
+  if (memory == group_.memory) return std::nullopt;
+  std::vector<int> devices;
+  for (const transport::Participant& p : group_.local) devices.push_back(p.device);
+  return std::make_optional<ExchangeAreas>(backend, devices, group_.local.front().index, group_.participants,
+                                           group_.area_bytes, group_.largest_message, group_.routes, memory);
+}
+
 void ExchangeAreas::fill_send(const transport::ExchangePlan& plan, std::uint64_t round) {
   for (std::size_t k = 0; k < locals_.size(); ++k)
     enqueue_fill(*locals_[k].stream, locals_[k].send.as<unsigned char>(), plan, group_.local[k].index, round);

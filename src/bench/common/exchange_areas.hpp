@@ -5,6 +5,7 @@
 // around every measurement lives here; the timed exchanges are a transport's.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ class ExchangeAreas {
                 transport::AreaMemory memory = transport::AreaMemory::device);
   const transport::Group& group() const { return group_; }
   std::uint64_t area_bytes() const { return group_.area_bytes; }
+  // Areas of the same participants, sizes and routes on `memory` (a transport that needs memory of its own,
+  // transport::area_memory), or nothing when these already are on it.
+  std::optional<ExchangeAreas> on_memory(Backend& backend, transport::AreaMemory memory) const;
 
   // Each returns once the work is done. `round` seeds the messages (topo fills them anew each round).
   void fill_send(const transport::ExchangePlan& plan, std::uint64_t round = 0);

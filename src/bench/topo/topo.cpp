@@ -109,9 +109,8 @@ class TopoRun {
   void direct(const std::vector<Variant>& variants, int n) {
     int routes = 1;
     for (const Variant& v : variants) routes = std::max(routes, transport::fan_of(v.pattern, n));
-    const int first = who_.one_per_rank ? world_.rank() : 0;
-    const std::uint64_t area = area_for(routes, config_.sizes.back());
-    ExchangeAreas shared(backend_, local_devices(n), first, n, area, config_.sizes.back(), routes);
+    ExchangeAreas shared(backend_, local_devices(n), who_.one_per_rank ? world_.rank() : 0, n,
+                         area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
     const std::vector<Member> members = gather_members(world_, shared.group());
     for (Kind kind : config_.transports) {
       const std::string why = transport::unavailable_anywhere(kind, backend_, world_, shared.group());
@@ -121,10 +120,7 @@ class TopoRun {
         continue;
       }
       // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size.
-      std::optional<ExchangeAreas> own;
-      if (transport::area_memory(kind) != shared.group().memory)
-        own.emplace(backend_, local_devices(n), first, n, area, config_.sizes.back(), routes,
-                    transport::area_memory(kind));
+      std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind));
       for (const Variant& v : variants) measure(v, kind, own ? *own : shared, members);
     }
   }
@@ -199,10 +195,7 @@ class TopoRun {
             continue;
           }
           progress_.step(fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b));
-          std::optional<ExchangeAreas> own;
-          if (transport::area_memory(kind) != shared.group().memory)
-            own.emplace(backend_, std::vector<int>{a, b}, 0, 2, area, config_.matrix_bytes, 1,
-                        transport::area_memory(kind));
+          std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind));
           ExchangeAreas& areas = own ? *own : shared;
           const auto moving = transport::open(kind, backend_, world_, areas.group(), config_.transport);
           RoundRunner runner(*moving, world_, areas, config_);
