@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/plan_texts.hpp"
+#include "bench/row_params.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -48,12 +49,6 @@ std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& sect
     rows.push_back(&row);
   }
   return rows;
-}
-
-std::string text_of(const Row& row, const std::string& key) {
-  for (const auto& [k, value] : row.params)
-    if (k == key) return std::get<std::string>(value);
-  return "(no " + key + ")";
 }
 
 bool any_note(const WorkloadResult& r, const std::string& part) {

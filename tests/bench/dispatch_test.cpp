@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/plan_texts.hpp"
+#include "bench/row_params.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -472,18 +473,10 @@ TEST(Dispatch, BadConfigurationsAreRefused) {
   EXPECT_THROW(validate(*backend, config), UsageError);
 }
 
-std::string param(const Row& row, const std::string& key) {
-  for (const auto& [k, v] : row.params)
-    if (k == key)
-      return std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
-                                                    : std::to_string(std::get<std::int64_t>(v));
-  return "";
-}
-
 // The name FERRY_FAULT_CORRUPT_OUTPUT gives a measured row, read off the table; empty for a summary.
 std::string hook_name(const Row& row) {
-  if (row.section == "copies") return param(row, "host") + "-copies";
-  if (row.section == "ladder") return param(row, "rung");
+  if (row.section == "copies") return text_of(row, "host") + "-copies";
+  if (row.section == "ladder") return text_of(row, "rung");
   return "";
 }
 
@@ -503,9 +496,9 @@ TEST(Dispatch, ACorruptedFirstSampleFailsItsRowAloneAndTheRun) {
     for (const Row& row : r.rows) {
       if (row.section == "summary") continue;  // a copy of the best rung's row, its check included
       // One sample of the run: the row's first, at the first key count.
-      const bool hit = hook_name(row) == corrupted && param(row, "keys") == "64";
+      const bool hit = hook_name(row) == corrupted && text_of(row, "keys") == "64";
       EXPECT_EQ(row.check, hit ? Check::failed : Check::passed)
-          << corrupted << " corrupted; row " << hook_name(row) << " at " << param(row, "keys") << " keys";
+          << corrupted << " corrupted; row " << hook_name(row) << " at " << text_of(row, "keys") << " keys";
       failed += row.check == Check::failed ? 1 : 0;
     }
     EXPECT_EQ(failed, 1u) << corrupted;

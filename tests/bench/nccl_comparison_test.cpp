@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "bench/beff/beff_run.hpp"
+#include "bench/row_params.hpp"
 #include "bench/topo/topo_run.hpp"
 #include "core/units.hpp"
 
@@ -28,12 +29,6 @@ const Row& row_with(const WorkloadResult& r, const std::string& section, const s
     if (match) return row;
   }
   throw std::runtime_error("no " + section + " row of " + transport);
-}
-
-const ParamValue& param(const Row& row, const std::string& key) {
-  for (const auto& [k, value] : row.params)
-    if (k == key) return value;
-  throw std::runtime_error("no parameter " + key);
 }
 
 bool has_note(const WorkloadResult& r, const std::string& text) {

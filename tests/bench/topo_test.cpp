@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/plan_texts.hpp"
+#include "bench/row_params.hpp"
 
 #include <algorithm>
 
@@ -34,18 +35,10 @@ TopoConfig quick(const Backend& backend, std::vector<int> devices) {
   return c;
 }
 
-std::string param(const Row& row, const std::string& key) {
-  for (const auto& [k, v] : row.params)
-    if (k == key)
-      return std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
-                                                    : std::to_string(std::get<std::int64_t>(v));
-  return "";
-}
-
 std::vector<const Row*> rows_of(const WorkloadResult& r, const std::string& section, const std::string& topology = "") {
   std::vector<const Row*> rows;
   for (const Row& row : r.rows)
-    if (row.section == section && (topology.empty() || param(row, "topology") == topology)) rows.push_back(&row);
+    if (row.section == section && (topology.empty() || text_of(row, "topology") == topology)) rows.push_back(&row);
   return rows;
 }
 
@@ -78,15 +71,15 @@ TEST(Topo, EveryTopologyOfFourDevicesRunsAndEveryRoundIsChecked) {
   // Fully-connected sends to 3 peers a round: each row counts all three messages.
   const Row* fc = rows_of(r, "bandwidth", "fully-connected").front();
   EXPECT_DOUBLE_EQ(fc->bytes_per_sample, 3.0 * 1000);
-  EXPECT_EQ(param(*fc, "devices"), "0,1,2,3");
-  EXPECT_EQ(param(*rows_of(r, "bandwidth", "pair one-way").front(), "devices"), "0,1");
+  EXPECT_EQ(text_of(*fc, "devices"), "0,1,2,3");
+  EXPECT_EQ(text_of(*rows_of(r, "bandwidth", "pair one-way").front(), "devices"), "0,1");
   // The host path, with its own step measured and its ratio to the direct path.
   const auto staged = rows_of(r, "bandwidth", "host-staged");
   ASSERT_EQ(staged.size(), config.sizes.size());
-  EXPECT_EQ(param(*staged.front(), "transport"), "host-staged");
+  EXPECT_EQ(text_of(*staged.front(), "transport"), "host-staged");
   ASSERT_EQ(rows_of(r, "host").size(), 1u);
   EXPECT_EQ(rows_of(r, "host").front()->check, Check::passed);
-  EXPECT_EQ(param(*rows_of(r, "peak", "host-staged").front(), "compared with"), "fully-connected by p2p-ce");
+  EXPECT_EQ(text_of(*rows_of(r, "peak", "host-staged").front(), "compared with"), "fully-connected by p2p-ce");
   // Every ordered pair, per transport, bandwidth and latency.
   EXPECT_EQ(rows_of(r, "matrix").size(), 2u * 12);
   EXPECT_EQ(rows_of(r, "matrix-latency").size(), 2u * 12);
@@ -103,7 +96,7 @@ TEST(Topo, TwoDevicesNameTheRingAndFullyConnectedAsThePair) {
   EXPECT_TRUE(skipped(r, "fully-connected: fully-connected of 2 devices is the pair both ways"));
   EXPECT_TRUE(rows_of(r, "bandwidth", "ring").empty());
   EXPECT_EQ(rows_of(r, "bandwidth", "pair both").size(), config.sizes.size());
-  EXPECT_EQ(param(*rows_of(r, "bandwidth", "pair both").front(), "devices"), "1,3");
+  EXPECT_EQ(text_of(*rows_of(r, "bandwidth", "pair both").front(), "devices"), "1,3");
 }
 
 TEST(Topo, TheProgressCountEndsAtItsTotalWhenSomeTransportsCannotRun) {
@@ -131,8 +124,8 @@ TEST(Topo, ACorruptedRoundFailsItsSizeAndNamesTheRound) {
   EXPECT_FALSE(r.passed());
   for (const std::string topology : {"ring", "fully-connected"}) {
     for (const Row* row : rows_of(r, "bandwidth", topology)) {
-      const bool corrupted = param(*row, "bytes") == "4096";
-      EXPECT_EQ(row->check, corrupted ? Check::failed : Check::passed) << topology << " " << param(*row, "bytes");
+      const bool corrupted = text_of(*row, "bytes") == "4096";
+      EXPECT_EQ(row->check, corrupted ? Check::failed : Check::passed) << topology << " " << text_of(*row, "bytes");
       if (corrupted) EXPECT_NE(row->note.find("4 KiB: round 2 of 3"), std::string::npos) << row->note;
     }
     EXPECT_EQ(rows_of(r, "peak", topology).front()->check, Check::failed);
@@ -302,18 +295,18 @@ TEST(Topo, TheHostStepIsTimedPerSizeWithEveryMessageOfTheExchangeAndThePeakTakes
   // 1 MiB and 4 MiB (the ladder 1, 4, 16, 64 MiB as far as the largest size), 3 devices x 2 peers at once.
   const auto steps = rows_of(r, "host");
   ASSERT_EQ(steps.size(), 2u);
-  EXPECT_EQ(param(*steps[0], "bytes"), std::to_string(1 << 20));
-  EXPECT_EQ(param(*steps[1], "bytes"), std::to_string(4 << 20));
+  EXPECT_EQ(text_of(*steps[0], "bytes"), std::to_string(1 << 20));
+  EXPECT_EQ(text_of(*steps[1], "bytes"), std::to_string(4 << 20));
   for (const Row* step : steps) {
     EXPECT_EQ(step->check, Check::passed);
-    EXPECT_EQ(param(*step, "how"), "memcpy between pinned buffers, 6 messages at once");
+    EXPECT_EQ(text_of(*step, "how"), "memcpy between pinned buffers, 6 messages at once");
   }
   // The peak's P_host is the fastest step, named with its size.
   const Row* fastest = steps[0]->value() >= steps[1]->value() ? steps[0] : steps[1];
   const Row* peak = rows_of(r, "peak", "host-staged").front();
   ASSERT_TRUE(peak->model.has_value());
   EXPECT_NE(peak->model_basis.find(fmt::format("host {:.1f} GB/s at {}", fastest->value() / 1e9,
-                                               format_bytes(std::stoull(param(*fastest, "bytes"))))),
+                                               format_bytes(std::stoull(text_of(*fastest, "bytes"))))),
             std::string::npos)
       << peak->model_basis;
 }
@@ -337,7 +330,7 @@ TEST(Topo, EveryNcclVariantPassesThePairAndTheMatrixOnTwoGpus) {
   const WorkloadResult r = run(*backend, world(), backend->describe_machine(), config, {}, Progress("topo", false));
   EXPECT_TRUE(r.passed());
   EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
-  for (const Row* row : rows_of(r, "peak", "pair both")) EXPECT_NE(param(*row, "vs best NCCL"), "-");
+  for (const Row* row : rows_of(r, "peak", "pair both")) EXPECT_NE(text_of(*row, "vs best NCCL"), "-");
   EXPECT_EQ(rows_of(r, "matrix-latency").size(), 6u);  // 2 directions x 3 variants
 }
 
