@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "bench/stream/stream_doorbell_ring.hpp"
 #include "bench/stream/stream_fused_kernels.hpp"
 #include "bench/stream/stream_run.hpp"
 #include "core/error.hpp"
@@ -27,55 +28,24 @@ int StreamBench::fused_teams_per_group(std::uint64_t chunk_bytes, int groups, in
 }
 
 Pass StreamBench::fused(const Point& point, std::uint64_t chunks) {
-  const int slots = static_cast<int>(chunks_in_flight(point, chunks));
-  auto stream = backend_.make_stream(config_.device);
-  const int resident = fused_resident_teams(*stream);
-  const int groups = std::min(slots, resident);
+  DoorbellRing ring(backend_, config_, point, chunks);
+  const int resident = fused_resident_teams(ring.stream());
+  const int groups = std::min(ring.slots(), resident);
   const int teams = fused_teams_per_group(point.chunk_bytes, groups, resident);
 
   // Per group: the doorbell as its first team saw it.
-  Buffer relay = backend_.allocate_device(config_.device, static_cast<std::size_t>(groups) * sizeof(std::uint64_t));
-  stream->fill(relay.data(), 0, relay.bytes());
-  stream->synchronize();
-  // A doorbell per slot, a done flag per slot and team, the failure word.
-  const auto per_slot = static_cast<std::uint64_t>(slots);
-  const MappedFlags flags(backend_, {.doorbells = per_slot, .done = per_slot * teams, .failures = 1});
-  const FlagWords host = flags.host(), device = flags.device();
+  Buffer relay = ring.zeroed_device_words(static_cast<std::uint64_t>(groups));
+  ring.map_flags(static_cast<std::uint64_t>(teams));  // a done flag per slot and team
 
-  launch_fused(*stream, FusedStream{
-                            .stages = config_.stages,
-                            .rounds = config_.rounds_per_stage(),
-                            .slots = slots,
-                            .groups = groups,
-                            .teams_per_group = teams,
-                            .chunk_quads = point.chunk_bytes / quad_bytes,
-                            .total_quads = config_.total_bytes / quad_bytes,
-                            .input = input_.device_view_as<const Quad>(),
-                            .output = output_.device_view_as<Quad>(),
-                            .doorbells = device.doorbells,
-                            .done = device.done,
-                            .relay = relay.as<std::uint64_t>(),
-                            .failure = device.failures,
-                            .timeout_ns = config_.timeout_ns(),
-                        });
-
-  ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, slots, *stream);
-
-  auto failure_text = [&](std::uint64_t failed) {
+  auto kernel = ring.told<FusedStream>(input_, output_);
+  kernel.groups = groups;
+  kernel.teams_per_group = teams;
+  kernel.relay = relay.as<std::uint64_t>();
+  launch_fused(ring.stream(), kernel);
+  return ring.run(chunks, "fused", [&](std::uint64_t failed) {
     const auto team = static_cast<int>(failed - 1);
     return fmt::format(" (group {} team {} gave up waiting for its doorbell)", team / teams, team % teams);
-  };
-  Pass pass = closed_loop(
-      chunks, static_cast<std::uint64_t>(slots),
-      [&](std::uint64_t c) { store_release_system(host.doorbells + (c % slots) * flag_stride, c + 1); },
-      [&](std::uint64_t c) {
-        const std::uint64_t* flags_of_slot = host.done + (c % slots) * teams * flag_stride;
-        for (int b = 0; b < teams; ++b)
-          wait_for_flag(flags_of_slot + b * flag_stride, c + 1, 2 * config_.timeout_s, "fused", c, host.failures,
-                        failure_text);
-      });
-  shutdown.now();
-  return pass;
+  });
 }
 
 }  // namespace ferry::stream
