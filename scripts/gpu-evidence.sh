@@ -43,7 +43,7 @@ on_every_gpu() {
 case "$workload" in
   link)
     $ferry run link -q --json "$out/link.json" --csv "$out/link.csv" "$@" | tee "$out/link.txt"
-    # The reference for link's flag round trip, in the same call (docs/link.md): link's echo is held to within 5% of it.
+    # The reference for link's flag round trip, in the same run (docs/link.md): link's echo is held to within 5% of it.
     ./build-gpu/tools/probes/minimal_echo | tee -a "$out/link.txt"
     $ferry probe -q -o "$out/profile.json" "$@" > "$out/probe.txt"
     tail -2 "$out/probe.txt"

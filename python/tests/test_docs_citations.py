@@ -1,5 +1,6 @@
 """docs/results/ is evidence, not a notebook: every file there is cited by the README or a page in docs/,
-every citation there names a file that exists, and the folder stays small (issue 43's limits).
+every citation there names a file that exists, and the folder stays small (at most MAX_FILES files, MAX_BYTES
+on disk).
 
 A citation is a markdown link whose target lies under docs/results/ (resolved from the citing file), or a
 path written out as `docs/results/NAME` (or `results/NAME` on a page in docs/). A path after a commit and a
