@@ -10,8 +10,8 @@
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "run/doctor.hpp"
-#include "run/doctor_fleet.hpp"
+#include "doctor/fleet.hpp"
+#include "doctor/pass.hpp"
 #include "run/dry_run.hpp"
 #include "run/run_results.hpp"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli/run_ferry.hpp"
-#include "run/doctor.hpp"
+#include "doctor/pass.hpp"
 
 namespace ferry {
 namespace {

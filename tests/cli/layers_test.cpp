@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -24,8 +25,21 @@ const std::map<std::string, std::set<std::string>> may_include = {
     {"transport", {"transport", "backend", "core"}},
     {"bench", {"bench", "transport", "model", "backend", "core"}},
     {"run", {"run", "bench", "transport", "model", "backend", "core"}},
-    {"cli", {"cli", "run", "bench", "transport", "model", "backend", "core"}},
+    {"doctor", {"doctor", "run", "bench", "transport", "model", "backend", "core"}},
+    {"cli", {"cli", "doctor", "run", "bench", "transport", "model", "backend", "core"}},
 };
+
+// run/ holds what every workload uses; doctor's pass, judgments and fleet are doctor/'s.
+TEST(Layers, RunHoldsNoDoctorFile) {
+  for (const auto& file : fs::directory_iterator(fs::path(FERRY_SOURCE_DIR) / "src" / "run")) {
+    const std::string name = file.path().filename().string();
+    EXPECT_EQ(name.find("doctor"), std::string::npos) << "src/run/" << name << " belongs in src/doctor/";
+    std::ifstream in(file.path());
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    EXPECT_EQ(text.find("namespace ferry::doctor"), std::string::npos)
+        << "src/run/" << name << " holds doctor's code: it belongs in src/doctor/";
+  }
+}
 
 TEST(Layers, NoFileUnderSrcIncludesALayerAboveItsOwn) {
   const fs::path src = fs::path(FERRY_SOURCE_DIR) / "src";

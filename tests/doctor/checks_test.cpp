@@ -1,8 +1,8 @@
 // doctor's judgments on machines described in numbers: a healthy H100-like GPU
 // and pair, then each fault a user meets, and the verdict and cause it must get.
-#include "run/doctor_checks.hpp"
-#include "run/doctor_findings.hpp"
-#include "run/doctor_gpu_state.hpp"
+#include "doctor/checks.hpp"
+#include "doctor/gpu_state.hpp"
+#include "doctor/test_findings.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // `ferry doctor`'s judgments: the machine's facts and link's figures in, one
 // finding per check and subject out, each with what it was held against and,
 // when it is not OK, the likely cause and what to do. Nothing here measures
-// or reads the machine: run/doctor.cpp gathers the inputs.
+// or reads the machine: doctor/pass.cpp gathers the inputs.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,7 +1,7 @@
 #pragma once
 // The latencies `ferry doctor` holds a GPU's against: figures of healthy
 // machines whose whole runs ship with ferry in docs/results, one entry per GPU
-// model, each naming the run it came from. tests/run/doctor_latency_test.cpp
+// model, each naming the run it came from. tests/doctor/latency_test.cpp
 // reads those runs and holds every figure here to them, so a run that replaces
 // the evidence without updating this table fails the suite.
 #include <string_view>

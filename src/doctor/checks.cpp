@@ -1,4 +1,4 @@
-#include "run/doctor_checks.hpp"
+#include "doctor/checks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "doctor/gpu_state.hpp"
+#include "doctor/latency.hpp"
 #include "model/link_model.hpp"
-#include "run/doctor_gpu_state.hpp"
-#include "run/doctor_latency.hpp"
 
 namespace ferry::doctor {
 

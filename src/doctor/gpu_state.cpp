@@ -1,4 +1,4 @@
-#include "run/doctor_gpu_state.hpp"
+#include "doctor/gpu_state.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 
 namespace ferry::doctor {
 // A namespace of their own: a unity build compiles these helpers in one unit
-// with doctor_checks.cpp's and doctor_latency.cpp's, some of the same names.
+// with checks.cpp's and latency.cpp's, some of the same names.
 namespace gpu_state {
 namespace {
 

@@ -1,14 +1,14 @@
 #pragma once
 // `ferry doctor`'s latency checks: each GPU's launch, graph, flag and small-copy
 // latencies from the pass against a healthy GPU of the same model whose run
-// ships with ferry (run/doctor_references.hpp). Pure like run/doctor_checks.hpp,
+// ships with ferry (doctor/references.hpp). Pure like doctor/checks.hpp,
 // whose diagnose() appends these findings after the rates'.
 #include <string_view>
 #include <vector>
 
+#include "doctor/checks.hpp"
+#include "doctor/references.hpp"
 #include "model/profile.hpp"
-#include "run/doctor_checks.hpp"
-#include "run/doctor_references.hpp"
 
 namespace ferry::doctor {
 
@@ -22,7 +22,7 @@ struct LatencyFigure {
 const std::vector<LatencyFigure>& latency_figures();
 
 // Multiples of the reference above which a latency is WARN, then FAIL (why
-// there: doctor_latency.cpp and docs/doctor.md).
+// there: latency.cpp and docs/doctor.md).
 struct LatencyLimit {
   double warn_above = 0;
   double fail_above = 0;
@@ -34,7 +34,7 @@ extern const LatencyLimit latency_vs_reference;
 // pass did not measure.
 std::vector<Finding> judge_latencies(const Inputs& inputs);
 
-// The test hook FERRY_FAULT_DOCTOR=slow-launch=D (run/doctor_faults.cpp), on
+// The test hook FERRY_FAULT_DOCTOR=slow-launch=D (doctor/faults.cpp), on
 // any backend: every GPU's latencies become its model's reference (a GPU of a
 // model with none, the emulator's included, is taken for the first reference's
 // model), and GPU D's launch + sync twice it. Emulator rates are dropped, since

@@ -1,4 +1,4 @@
-#include "run/doctor_nccl.hpp"
+#include "doctor/nccl.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "run/doctor_fleet.hpp"
+#include "doctor/fleet.hpp"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "core/text.hpp"
-#include "run/doctor.hpp"
-#include "run/doctor_fleet_nccl.hpp"
+#include "doctor/fleet_nccl.hpp"
+#include "doctor/pass.hpp"
 
 namespace ferry::doctor {
 namespace {

@@ -1,7 +1,7 @@
 // doctor's latency checks: a GPU's launch, graph, flag and small-copy latencies
 // against a healthy GPU of its model whose run ships in docs/results; and the
 // shipped table of those references held to the runs it was copied from.
-#include "run/doctor_latency.hpp"
+#include "doctor/latency.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 #include <string>
 
 #include "backend/emu/emu_backend.hpp"
-#include "run/doctor.hpp"
-#include "run/doctor_findings.hpp"
+#include "doctor/pass.hpp"
+#include "doctor/test_findings.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
@@ -281,7 +281,7 @@ TEST(DoctorLatency, EachShippedReferenceIsTheMedianItsRunPrinted) {
       const std::size_t point = slowest->find('.');
       const int decimals = point == std::string::npos ? 0 : static_cast<int>(slowest->size() - point - 1);
       EXPECT_EQ(fmt::format("{:.{}f}", ref.*figure.reference * 1e6, decimals), *slowest)
-          << figure.check << " of the " << ref.short_name << " in src/run/doctor_references.cpp";
+          << figure.check << " of the " << ref.short_name << " in src/doctor/references.cpp";
     }
   }
 }

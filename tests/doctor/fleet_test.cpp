@@ -1,7 +1,7 @@
 // doctor's fleet judgments on fleets described in numbers: healthy ranks and
 // pairs get OK rows; a slow rank, a slow pair and a pair that arrived wrong are
 // each named with the figure they were held against.
-#include "run/doctor_fleet_checks.hpp"
+#include "doctor/fleet_checks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "run/doctor_fleet.hpp"
+#include "doctor/fleet.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.

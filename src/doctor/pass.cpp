@@ -1,4 +1,4 @@
-#include "run/doctor.hpp"
+#include "doctor/pass.hpp"
 
 #include <fmt/format.h>
 #include <linux/mempolicy.h>
@@ -20,8 +20,8 @@
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
-#include "run/doctor_faults.hpp"
-#include "run/doctor_nccl.hpp"
+#include "doctor/faults.hpp"
+#include "doctor/nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -182,7 +182,7 @@ link::LinkConfig pass_config(const Capabilities& capabilities, const std::vector
   // Two sizes on the plateau are enough to judge a rate; the sweep below it is link's business.
   if (capabilities.gpu_timings) {
     c.sweep_bytes = {64ull << 20, 256ull << 20};
-    // The latencies are held against full link runs (run/doctor_references.cpp): measured as those were. A quick
+    // The latencies are held against full link runs (doctor/references.cpp): measured as those were. A quick
     // run's 200 kernels a sample add 1/200 of a sync to each kernel, about 5% of a graph's; this costs < 0.5 s a GPU.
     const link::LinkConfig full = link::LinkConfig::defaults(capabilities, false);
     c.kernels_per_sample = full.kernels_per_sample;

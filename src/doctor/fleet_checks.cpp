@@ -1,4 +1,4 @@
-#include "run/doctor_fleet_checks.hpp"
+#include "doctor/fleet_checks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "core/stats.hpp"
 #include "core/table.hpp"
 #include "core/units.hpp"
-#include "run/doctor.hpp"
+#include "doctor/pass.hpp"
 
 namespace ferry::doctor {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/doctor_fleet_nccl.hpp"
+#include "doctor/fleet_nccl.hpp"
 
 #include <sstream>
 

@@ -1,7 +1,7 @@
 // doctor's NCCL check (issue 44): NCCL's b(2 MiB) against p2p-ce's on the same
 // pair, the NCCL variables in force named; and the measurement on the emulator,
 // where p2p-ce runs between two devices and NCCL says why it cannot.
-#include "run/doctor_nccl.hpp"
+#include "doctor/nccl.hpp"
 
 #include <gtest/gtest.h>
 

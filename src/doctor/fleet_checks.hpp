@@ -1,12 +1,12 @@
 #pragma once
 // `ferry doctor` under mpirun (fleet mode): every rank's local pass and the
 // pairs of neighbouring ranks in, the fleet's judgments and its table out.
-// Pure, as run/doctor_checks.hpp: run/doctor_fleet.cpp gathers the inputs.
+// Pure, as doctor/checks.hpp: doctor/fleet.cpp gathers the inputs.
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "run/doctor_checks.hpp"
+#include "doctor/checks.hpp"
 #include "transport/staged_pairs.hpp"
 
 namespace ferry::doctor {

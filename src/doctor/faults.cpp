@@ -1,4 +1,4 @@
-#include "run/doctor_faults.hpp"
+#include "doctor/faults.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "run/doctor_latency.hpp"
-#include "run/doctor_nccl.hpp"
+#include "doctor/latency.hpp"
+#include "doctor/nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -116,7 +116,7 @@ void apply_fault(std::string_view hook, Inputs& in) {
     } else if (name == "nccl-slow" || name == "nccl-corrupt") {
       // nccl-slow=A-B: pair A-B's NCCL at 0.13x of p2p-ce's b(2 MiB), timed as a GPU's; nccl-corrupt=A-B: one
       // byte of a message between A and B corrupted on arrival. Not facts of Inputs: run_pass's nccl_pass()
-      // applies them to the pairs it measures (run/doctor_nccl.cpp); here the value is only checked.
+      // applies them to the pairs it measures (doctor/nccl.cpp); here the value is only checked.
       nccl_faults(condition);
     } else {
       throw UsageError(fmt::format(

@@ -1,12 +1,12 @@
 #pragma once
 // `ferry doctor` under mpirun (fleet mode): each rank's pass on its own GPU,
 // the mpi-staged path between neighbouring ranks one pair at a time, and rank 0
-// gathering it all for run/doctor_fleet_checks.hpp to judge.
+// gathering it all for doctor/fleet_checks.hpp to judge.
 #include <string>
 #include <string_view>
 
 #include "backend/backend.hpp"
-#include "run/doctor_fleet_checks.hpp"
+#include "doctor/fleet_checks.hpp"
 #include "transport/world.hpp"
 
 namespace ferry::doctor {

@@ -4,7 +4,7 @@
 // once) through p2p-ce and through nccl, every message checked on arrival;
 // then NCCL's rate held against p2p-ce's on the same pair, naming the NCCL
 // variables in force. The measurement runs in one process, on its devices;
-// the judgment is pure, like run/doctor_checks.hpp's.
+// the judgment is pure, like doctor/checks.hpp's.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,7 +13,7 @@
 
 #include "backend/backend.hpp"
 #include "core/progress.hpp"
-#include "run/doctor_checks.hpp"
+#include "doctor/checks.hpp"
 
 namespace ferry::doctor {
 
@@ -56,7 +56,7 @@ struct NcclCheckConfig {
 std::vector<NcclPair> measure_nccl_pairs(Backend& backend, const std::vector<int>& devices,
                                          const NcclCheckConfig& config, const Progress& progress);
 
-// NCCL's share of p2p-ce's b(2 MiB) below which a pair is WARN (why there: doctor_nccl.cpp).
+// NCCL's share of p2p-ce's b(2 MiB) below which a pair is WARN (why there: nccl.cpp).
 extern const double nccl_vs_p2p_ce;
 
 // One finding per measured pair ("nccl vs p2p-ce at 2 MiB"), and one for the
@@ -71,7 +71,7 @@ std::vector<NcclPair> nccl_pass(Backend& backend, const std::vector<int>& device
                                 const Progress& progress);
 
 // The test hook's conditions for this check, in FERRY_FAULT_DOCTOR
-// (run/doctor_faults.cpp refuses the hook's unknown conditions; these it
+// (doctor/faults.cpp refuses the hook's unknown conditions; these it
 // leaves to this file): nccl-slow=A-B and nccl-corrupt=A-B. Others are ignored.
 struct NcclFaults {
   std::vector<std::pair<int, int>> slow{};

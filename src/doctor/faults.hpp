@@ -4,7 +4,7 @@
 // provoked on the emulator (docs/doctor.md lists the conditions).
 #include <string_view>
 
-#include "run/doctor_checks.hpp"
+#include "doctor/checks.hpp"
 
 namespace ferry::doctor {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "run/doctor_checks.hpp"
+#include "doctor/checks.hpp"
 
 namespace ferry::doctor::test_findings {
 

@@ -1,4 +1,4 @@
-#include "run/doctor_references.hpp"
+#include "doctor/references.hpp"
 
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #pragma once
 // `ferry doctor`'s pass: link's fastest checks on each selected GPU and pair,
 // the PCIe links read while a copy runs, where the process and the GPUs sit,
-// and the variables that change data paths; then run/doctor_checks.hpp judges.
+// and the variables that change data paths; then doctor/checks.hpp judges.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,8 +11,8 @@
 #include "bench/link/link.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
-#include "run/doctor_checks.hpp"
-#include "run/doctor_faults.hpp"
+#include "doctor/checks.hpp"
+#include "doctor/faults.hpp"
 
 namespace ferry::doctor {
 

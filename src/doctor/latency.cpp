@@ -1,4 +1,4 @@
-#include "run/doctor_latency.hpp"
+#include "doctor/latency.hpp"
 
 #include <fmt/format.h>
 
@@ -36,7 +36,7 @@ const std::vector<LatencyFigure>& latency_figures() {
 
 namespace {
 
-// Names apart from doctor_checks.cpp's helpers: a unity build compiles the two in one unit.
+// Names apart from checks.cpp's helpers: a unity build compiles the two in one unit.
 std::string microseconds(double seconds) { return fmt::format("{:.2f} us", to_us(seconds)); }
 std::string gpu_subject(int device) { return fmt::format("GPU {}", device); }
 
