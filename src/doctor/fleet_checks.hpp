@@ -42,9 +42,9 @@ struct FleetInputs {
 constexpr double fleet_emulator_share = 0.5;
 // Pairs within a host are shown, not judged: MPI there copies through the
 // host's memory, and on a healthy 4 x H200 host the slowest pair gave 72% of
-// the fastest. Pairs between hosts cross a network no lent machine had, so
-// their spread is unmeasured: the slowest is named, and WARN below 70% of
-// their median, a margin as wide as that host's.
+// the fastest. The spread of pairs between hosts is unmeasured (the fleet
+// runs in docs/results are each on one host): the slowest is named, and WARN
+// below 70% of their median, a margin as wide as that host's.
 constexpr double pair_between_hosts_share = 0.70;
 
 // The figures against the fleet (per figure and GPU model: the lowest rank,

@@ -1,5 +1,5 @@
 #pragma once
-// `ferry doctor`'s NCCL check (issue 44): per pair of selected GPUs, beff's
+// `ferry doctor`'s NCCL check: per pair of selected GPUs, beff's
 // b(2 MiB) of the ring of the two (each sends 2 MiB to the other, both at
 // once) through p2p-ce and through nccl, every message checked on arrival;
 // then NCCL's rate held against p2p-ce's on the same pair, naming the NCCL

@@ -217,7 +217,7 @@ Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& 
   for (const GpuFacts& g : in.machine.gpus)
     if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
       in.placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));
-  // NCCL against p2p-ce on each pair (issue 44), after link's copies and the idle reading, so each runs alone.
+  // NCCL against p2p-ce on each pair, after link's copies and the idle reading, so each runs alone.
   const std::vector<NcclPair> nccl_pairs = nccl_pass(backend, devices, fault, progress);
   if (!fault.empty()) apply_fault(fault, in);
   std::vector<Finding> findings = diagnose(in);

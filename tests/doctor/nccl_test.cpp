@@ -1,4 +1,4 @@
-// doctor's NCCL check (issue 44): NCCL's b(2 MiB) against p2p-ce's on the same
+// doctor's NCCL check: NCCL's b(2 MiB) against p2p-ce's on the same
 // pair, the NCCL variables in force named; and the measurement on the emulator,
 // where p2p-ce runs between two devices and NCCL says why it cannot.
 #include "doctor/nccl.hpp"
