@@ -12,15 +12,18 @@
 #include "core/units.hpp"
 #include "doctor/fleet.hpp"
 #include "doctor/pass.hpp"
+#include "doctor/thresholds.hpp"
 #include "run/dry_run.hpp"
 #include "run/run_results.hpp"
 
 namespace ferry {
 namespace {
 
+const std::string default_budget = fmt::format("{:g}s", doctor::pass_time_budget_s);
+
 struct DoctorOptions {
   RunOptions run;
-  std::string budget = "60s";
+  std::string budget = default_budget;
 };
 
 doctor::Finding pass_time(double took_s, double budget_s) {
@@ -118,8 +121,10 @@ void add_doctor_command(const Commands& c) {
       "timings: doctor judges facts and checks, not speed. Exit 0 when nothing is FAIL, 1 when something is "
       "(docs/doctor.md).");
   add_run_options(*doctor, options->run);
-  doctor->add_option("--budget", options->budget, "how long the pass may take; longer is a WARN (default 60s)")
-      ->default_val("60s");
+  doctor
+      ->add_option("--budget", options->budget,
+                   fmt::format("how long the pass may take; longer is a WARN (default {})", default_budget))
+      ->default_val(default_budget);
   doctor->callback([&action = c.action, &out = c.out, options, &command_line = c.command_line] {
     action = [&out, options, &command_line] { return run_doctor(*options, command_line, out); };
   });

@@ -15,13 +15,6 @@
 
 namespace ferry::doctor {
 
-// Each sits below the figure a healthy machine reached (docs/results), far
-// enough that run-to-run spread never crosses it.
-const Threshold pinned_vs_pcie{0.75, 0.60};
-const Threshold both_ways_vs_pcie{0.60, 0.45};
-const Threshold device_copy_vs_hbm{0.70, 0.50};
-const Threshold peer_vs_link{0.70, 0.50};
-
 std::string_view verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::ok: return "OK";
@@ -397,7 +390,7 @@ void like_gpus(const Inputs& in, std::vector<Finding>& out) {
   for (const model::DeviceProfile& p : in.figures.devices) by_model[p.name].push_back(std::min(p.h2d_Bps, p.d2h_Bps));
   for (const model::DeviceProfile& p : in.figures.devices) {
     const std::vector<double>& like = by_model[p.name];
-    if (like.size() < 3) continue;  // a median of two says nothing about which one is slow
+    if (like.size() < fewest_like) continue;
     const double usual = summarize(like).median;
     const double mine = std::min(p.h2d_Bps, p.d2h_Bps);
     Finding f{.check = "pinned vs like GPUs", .subject = gpu(p.device), .value = mine, .model = usual};
@@ -449,7 +442,7 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
       out.push_back(std::move(f));
     }
     const std::vector<double>& like = by_links[links_of(p.from, p.to)];
-    if (like.size() >= 3) {
+    if (like.size() >= fewest_like) {
       const double usual = summarize(like).median;
       Finding f{.check = "peer vs like pairs", .subject = who, .value = p.copy_Bps, .model = usual};
       f.measured = gbps(p.copy_Bps);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/machine.hpp"
+#include "doctor/thresholds.hpp"
 #include "model/profile.hpp"
 
 namespace ferry::doctor {
@@ -50,26 +51,6 @@ struct Inputs {
   // doctor's moving; a missing device: unknown.
   std::vector<std::pair<int, PcieTraffic>> idle_pcie_traffic{};
 };
-
-// Shares of a model below which a figure is WARN, then FAIL, with the reason
-// they sit where they do (docs/doctor.md).
-struct Threshold {
-  double warn_below = 0;
-  double fail_below = 0;
-};
-extern const Threshold pinned_vs_pcie;       // healthy H100: 85-87% of Gen5 x16
-extern const Threshold both_ways_vs_pcie;    // healthy H100: 72% of both directions of Gen5 x16
-extern const Threshold device_copy_vs_hbm;   // healthy H100: 89% of half the HBM rate
-extern const Threshold peer_vs_link;         // healthy H200 pair: 87% of 18 x NVLink4
-constexpr double like_median_share = 0.85;   // a GPU or pair this far below the median of its like is named
-constexpr double asymmetry_share = 0.85;     // a -> b below this share of b -> a is named
-constexpr double pageable_vs_pinned = 0.08;  // healthy 2 x H200 host: 12-26% of pinned over 13 readings
-// PCIe traffic either way above this while doctor moves nothing is someone's
-// copy: an idle H100 read 0-2 MB/s each way, one copying read 59 GB/s, and a
-// copy's 20 ms window at GB/s clears it even in a burst. It is 1.6% of Gen5
-// x16: too little to move a figure past its threshold alone, enough to say the
-// link was not doctor's alone.
-constexpr double idle_pcie_traffic_Bps = 1e9;
 
 // The variables doctor reports when set, each with what it changes.
 const std::vector<std::pair<std::string, std::string>>& path_variables();

@@ -10,6 +10,7 @@
 #include "core/table.hpp"
 #include "core/units.hpp"
 #include "doctor/pass.hpp"
+#include "doctor/thresholds.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -39,11 +40,12 @@ void judge_figure(const Figure& figure, double share, const std::string& model,
   for (const RankReport* r : ranks)
     if (figure.of(*r) > 0) measured.push_back(r);
   const std::string like = fmt::format("{} x {}", measured.size(), model);
-  if (measured.size() < 3) {
+  if (measured.size() < fewest_like) {
     out.push_back({.check = figure.check,
                    .subject = like,
                    .verdict = Verdict::not_judged,
-                   .basis = "a median of fewer than 3 like GPUs says nothing about which one is slow"});
+                   .basis = fmt::format("a median of fewer than {} like GPUs says nothing about which one is slow",
+                                        fewest_like)});
     return;
   }
   std::vector<double> values;
@@ -147,10 +149,10 @@ void judge_pair_set(const FleetInputs& in, const std::vector<transport::PairTime
       out.push_back(std::move(f));
       continue;
     }
-    if (rates.size() < 3) {
+    if (rates.size() < fewest_like) {
       f.verdict = Verdict::not_judged;
-      f.basis = fmt::format("{} pair(s) of this kind: a median of fewer than 3 says nothing about which is slow",
-                            rates.size());
+      f.basis = fmt::format("{} pair(s) of this kind: a median of fewer than {} says nothing about which is slow",
+                            rates.size(), fewest_like);
       out.push_back(std::move(f));
       continue;
     }

@@ -33,20 +33,6 @@ struct FleetInputs {
   std::string nccl_skipped{};
 };
 
-// On a GPU, a rank or pair below like_median_share (85%) of the median of its
-// like is named, as among the GPUs of one process. The emulator's ranks take
-// turns on one CPU, whose timings of one copy vary 2.5x between turns; the
-// geometric mean of a rank's four figures varied to 72% of the median at worst
-// over 6 runs of 4 ranks, so there that mean is judged, and named below half
-// the median. Its pairs are not judged (they varied 4x within a run).
-constexpr double fleet_emulator_share = 0.5;
-// Pairs within a host are shown, not judged: MPI there copies through the
-// host's memory, and on a healthy 4 x H200 host the slowest pair gave 72% of
-// the fastest. The spread of pairs between hosts is unmeasured (the fleet
-// runs in docs/results are each on one host): the slowest is named, and WARN
-// below 70% of their median, a margin as wide as that host's.
-constexpr double pair_between_hosts_share = 0.70;
-
 // The figures against the fleet (per figure and GPU model: the lowest rank,
 // or each rank below its share), the pairs' verification, and the slowest
 // pair within a host and between hosts.

@@ -7,18 +7,9 @@
 
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "doctor/thresholds.hpp"
 
 namespace ferry::doctor {
-
-// A latency is a few microseconds of mostly the host's work (a launch is a
-// call into the driver and a doorbell write, a sync a wait), so it is noisier
-// than a rate, and a loaded or power-saving host adds microseconds no GPU fact
-// explains. Two passes on the same 2 x H200 host differed by up to 1.16x (stream
-// launch per kernel, and the 4-byte d2h copy), the two shipped hosts by up to
-// 1.40x (graph per kernel, 0.968 against 0.689 us): OK up to 1.5x holds both.
-// Past 3x, twice what another healthy host gave, something on this one is
-// wrong: a CPU held at a low clock by power saving, or busy with other work.
-const LatencyLimit latency_vs_reference{1.5, 3.0};
 
 const std::vector<LatencyFigure>& latency_figures() {
   using P = model::DeviceProfile;

@@ -21,15 +21,8 @@ struct LatencyFigure {
 };
 const std::vector<LatencyFigure>& latency_figures();
 
-// Multiples of the reference above which a latency is WARN, then FAIL (why
-// there: latency.cpp and docs/doctor.md).
-struct LatencyLimit {
-  double warn_above = 0;
-  double fail_above = 0;
-};
-extern const LatencyLimit latency_vs_reference;
-
-// Per GPU of the pass, each latency against the reference of its model; not
+// Per GPU of the pass, each latency against the reference of its model
+// (latency_vs_reference, doctor/thresholds.hpp); not
 // judged on the emulator, for a model with no reference, or for a figure the
 // pass did not measure.
 std::vector<Finding> judge_latencies(const Inputs& inputs);

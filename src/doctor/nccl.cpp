@@ -10,21 +10,11 @@
 #include "core/stats.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "doctor/thresholds.hpp"
 #include "transport/transport.hpp"
 #include "transport/world.hpp"
 
 namespace ferry::doctor {
-
-// The healthy figure, from docs/results/beff-h200x2.txt (2 x H200, NVLink4,
-// NCCL 2.28.3): b(2 MiB) of the ring of 2, the best of 10 repetitions, was
-// 337.9 GB/s through p2p-ce and 203.2 through nccl, 0.60x. NCCL spreads wider
-// than the copy engines there: its slowest repetition gave 109.2 GB/s, 0.32x
-// of p2p-ce's best. WARN below 0.30x: half the healthy share and under even
-// NCCL's slowest healthy repetition, while doctor takes a median of 5. This
-// check itself gave 0.64-0.69x on 2 x H200 and 0.56-0.63x over the 6 pairs of
-// 4 x H200; NCCL through host memory gave 0.13x (NCCL_P2P_DISABLE=1, 41.0 of
-// 314.5 GB/s) and 0.14x (NCCL_P2P_LEVEL=LOC), well under it.
-const double nccl_vs_p2p_ce = 0.30;
 
 namespace {
 

@@ -56,9 +56,6 @@ struct NcclCheckConfig {
 std::vector<NcclPair> measure_nccl_pairs(Backend& backend, const std::vector<int>& devices,
                                          const NcclCheckConfig& config, const Progress& progress);
 
-// NCCL's share of p2p-ce's b(2 MiB) below which a pair is WARN (why there: nccl.cpp).
-extern const double nccl_vs_p2p_ce;
-
 // One finding per measured pair ("nccl vs p2p-ce at 2 MiB"), and one for the
 // pairs left out. `environment`: the variables that change data paths, as set
 // (Inputs::environment); the NCCL ones are named in the basis and the cause.

@@ -3,6 +3,7 @@
 #include "doctor/checks.hpp"
 #include "doctor/gpu_state.hpp"
 #include "doctor/test_findings.hpp"
+#include "doctor/thresholds.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,6 +10,7 @@
 
 #include "backend/emu/emu_backend.hpp"
 #include "core/error.hpp"
+#include "doctor/thresholds.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
