@@ -43,30 +43,29 @@ bool any_fail(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.verdict == Verdict::fail; });
 }
 
+std::string rate_text(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
+
+Finding judge_share(const ShareCheck& c) {
+  Finding f{.check = c.check, .subject = c.subject, .value = c.measured_Bps, .model = c.model_Bps};
+  f.measured = rate_text(c.measured_Bps);
+  f.expected = c.model_name.empty()
+                   ? fmt::format(">= {:.0f}% of {}", 100 * c.share, rate_text(c.model_Bps))
+                   : fmt::format(">= {:.0f}% of {} ({})", 100 * c.share, c.model_name, rate_text(c.model_Bps));
+  f.basis = c.basis;
+  f.verdict = c.measured_Bps < c.fail_share * c.model_Bps ? Verdict::fail
+              : c.measured_Bps < c.share * c.model_Bps    ? c.below
+                                                          : Verdict::ok;
+  return f;
+}
+
 namespace {
 
-std::string gbps(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
 std::string gpu(int device) { return fmt::format("GPU {}", device); }
-
-Verdict against(double share, const Threshold& t) {
-  return share < t.fail_below ? Verdict::fail : share < t.warn_below ? Verdict::warn : Verdict::ok;
-}
 
 const GpuFacts* facts_of(const Machine& machine, int device) {
   for (const GpuFacts& g : machine.gpus)
     if (g.index == device) return &g;
   return nullptr;
-}
-
-// A figure held against a model: OK, WARN or FAIL by the threshold's shares.
-Finding rated(std::string check, std::string subject, double measured, double model, std::string basis,
-              const Threshold& t) {
-  Finding f{.check = std::move(check), .subject = std::move(subject), .value = measured, .model = model};
-  f.measured = gbps(measured);
-  f.expected = fmt::format(">= {:.0f}% of {}", 100 * t.warn_below, gbps(model));
-  f.basis = std::move(basis);
-  f.verdict = against(measured / model, t);
-  return f;
 }
 
 Finding not_judged(std::string check, std::string subject, std::string why) {
@@ -93,8 +92,8 @@ void pcie_link(const Inputs& in, int device, std::vector<Finding>& out) {
   f.model = model::pcie_Bps(p.max_generation, p.max_width);
   if (p.generation < p.max_generation || p.width < p.max_width) {
     f.verdict = Verdict::fail;
-    f.cause = fmt::format("the link trained at {} ({}) instead of {} ({}) while data moved", f.measured, gbps(*f.value),
-                          f.expected, gbps(*f.model));
+    f.cause = fmt::format("the link trained at {} ({}) instead of {} ({}) while data moved", f.measured,
+                          rate_text(*f.value), f.expected, rate_text(*f.model));
     f.action = "reseat the GPU or its riser, check the slot's BIOS setting (link speed, bifurcation), and compare "
                "`nvidia-smi -q -d PCIE` while a copy runs";
   } else {
@@ -311,23 +310,34 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
       out.push_back(not_judged(check, who, "no PCIe generation and width to hold it against"));
       continue;
     }
-    Finding f = rated(check, who, value, best, basis, pinned_vs_pcie);
+    Finding f = judge_share({.check = check,
+                             .subject = who,
+                             .measured_Bps = value,
+                             .model_Bps = best,
+                             .share = pinned_vs_pcie.warn_below,
+                             .fail_share = pinned_vs_pcie.fail_below,
+                             .basis = basis});
     if (f.verdict != Verdict::ok) {
       if (const std::string shared = shared_with_others(in, p.device); !shared.empty()) f.cause = shared;
       else if (now > 0 && now < best)
         f.cause = fmt::format("{} allows {}; you measured {}: the link, not the GPU",
-                              model::pcie_name(link.generation, link.width), gbps(now), gbps(value));
+                              model::pcie_name(link.generation, link.width), rate_text(now), rate_text(value));
       else
         f.cause = fmt::format("{:.0f}% of the link's {} while the link ran at its full generation and width: "
                               "something else shares it, or the host side is slow (NUMA, IOMMU)",
-                              100 * value / best, gbps(best));
+                              100 * value / best, rate_text(best));
       f.action = "see the pcie link, numa placement and environment rows; run again with nothing else on the GPU";
     }
     out.push_back(std::move(f));
   }
   if (best > 0 && p.bidirectional_Bps > 0) {
-    Finding f =
-        rated("pinned both ways", who, p.bidirectional_Bps, 2 * best, basis + ", both directions", both_ways_vs_pcie);
+    Finding f = judge_share({.check = "pinned both ways",
+                             .subject = who,
+                             .measured_Bps = p.bidirectional_Bps,
+                             .model_Bps = 2 * best,
+                             .share = both_ways_vs_pcie.warn_below,
+                             .fail_share = both_ways_vs_pcie.fail_below,
+                             .basis = basis + ", both directions"});
     if (f.verdict != Verdict::ok) {
       const auto queues = std::find_if(in.environment.begin(), in.environment.end(),
                                        [](const auto& v) { return v.first == "CUDA_DEVICE_MAX_CONNECTIONS"; });
@@ -337,7 +347,8 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
       } else if (queues != in.environment.end()) {
         f.cause = fmt::format("CUDA_DEVICE_MAX_CONNECTIONS={} is set: with few hardware queues the copy each way can "
                               "wait for the other ({} is {:.0f}% of one direction's {})",
-                              queues->second, gbps(p.bidirectional_Bps), 100 * p.bidirectional_Bps / best, gbps(best));
+                              queues->second, rate_text(p.bidirectional_Bps), 100 * p.bidirectional_Bps / best,
+                              rate_text(best));
         f.action = "unset CUDA_DEVICE_MAX_CONNECTIONS, or raise it to at least the streams that copy at once";
       } else {
         f.cause = "copies each way at once share less of the link than a healthy machine's: a host bridge or root "
@@ -350,12 +361,15 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
   for (const auto& [check, pageable, pinned] : {std::tuple{"pageable h2d", p.pageable_h2d_Bps, p.h2d_Bps},
                                                 std::tuple{"pageable d2h", p.pageable_d2h_Bps, p.d2h_Bps}}) {
     if (pageable <= 0 || pinned <= 0) continue;
-    Finding f{.check = check, .subject = who, .value = pageable, .model = pinned};
-    f.measured = gbps(pageable);
-    f.expected = fmt::format(">= {:.0f}% of pinned ({})", 100 * pageable_vs_pinned, gbps(pinned));
-    f.basis = "the driver stages pageable memory through pinned buffers: slower than pinned, by how much the host's "
-              "memory copy decides";
-    f.verdict = pageable / pinned < pageable_vs_pinned ? Verdict::warn : Verdict::ok;
+    Finding f = judge_share({.check = check,
+                             .subject = who,
+                             .measured_Bps = pageable,
+                             .model_Bps = pinned,
+                             .share = pageable_vs_pinned,
+                             .below = Verdict::warn,
+                             .basis = "the driver stages pageable memory through pinned buffers: slower than pinned, "
+                                      "by how much the host's memory copy decides",
+                             .model_name = "pinned"});
     if (f.verdict == Verdict::warn) {
       f.cause = fmt::format("pageable copies reach {:.0f}% of pinned: the host's own memory copy is slow (a busy or "
                             "far NUMA node)",
@@ -366,10 +380,14 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
   }
   if (g && g->memory_bandwidth_Bps > 0 && p.device_copy_Bps > 0) {
     const double hbm = model::device_copy_Bps(g->memory_bandwidth_Bps);
-    Finding f = rated("device copy", who, p.device_copy_Bps, hbm,
-                      fmt::format("half of {:.0f} GB/s memory (a copy reads and writes each byte)",
-                                  to_GBps(g->memory_bandwidth_Bps)),
-                      device_copy_vs_hbm);
+    Finding f = judge_share({.check = "device copy",
+                             .subject = who,
+                             .measured_Bps = p.device_copy_Bps,
+                             .model_Bps = hbm,
+                             .share = device_copy_vs_hbm.warn_below,
+                             .fail_share = device_copy_vs_hbm.fail_below,
+                             .basis = fmt::format("half of {:.0f} GB/s memory (a copy reads and writes each byte)",
+                                                  to_GBps(g->memory_bandwidth_Bps))});
     if (f.verdict != Verdict::ok) {
       const std::string slowed = g->clock_events ? clock_slowdowns(*g->clock_events) : "";
       if (const std::string shared = shared_with_others(in, p.device); !shared.empty()) f.cause = shared;
@@ -393,11 +411,14 @@ void like_gpus(const Inputs& in, std::vector<Finding>& out) {
     if (like.size() < fewest_like) continue;
     const double usual = summarize(like).median;
     const double mine = std::min(p.h2d_Bps, p.d2h_Bps);
-    Finding f{.check = "pinned vs like GPUs", .subject = gpu(p.device), .value = mine, .model = usual};
-    f.measured = gbps(mine);
-    f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, gbps(usual));
-    f.basis = fmt::format("the median of the {} selected {} (slower direction)", like.size(), p.name);
-    f.verdict = mine < like_median_share * usual ? Verdict::fail : Verdict::ok;
+    Finding f =
+        judge_share({.check = "pinned vs like GPUs",
+                     .subject = gpu(p.device),
+                     .measured_Bps = mine,
+                     .model_Bps = usual,
+                     .share = like_median_share,
+                     .below = Verdict::fail,
+                     .basis = fmt::format("the median of the {} selected {} (slower direction)", like.size(), p.name)});
     if (f.verdict == Verdict::fail) {
       f.cause =
           fmt::format("{:.0f}% of its like: this GPU's link or placement differs from theirs", 100 * mine / usual);
@@ -430,10 +451,16 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
       Finding f = not_judged("peer copy", who,
                              "the NVLinks between the pair are unknown (no NVML in this build or on this machine): "
                              "against PCIe an NVLink pair would pass at any speed");
-      f.measured = gbps(p.copy_Bps);
+      f.measured = rate_text(p.copy_Bps);
       out.push_back(std::move(f));
     } else if (link.Bps > 0) {
-      Finding f = rated("peer copy", who, p.copy_Bps, link.Bps, link.basis, peer_vs_link);
+      Finding f = judge_share({.check = "peer copy",
+                               .subject = who,
+                               .measured_Bps = p.copy_Bps,
+                               .model_Bps = link.Bps,
+                               .share = peer_vs_link.warn_below,
+                               .fail_share = peer_vs_link.fail_below,
+                               .basis = link.basis});
       if (f.verdict != Verdict::ok) {
         f.cause = p.direct_access ? "the pair's copies run below its links: links down or shared with other traffic"
                                   : "no peer access: the copy is staged through host memory";
@@ -444,13 +471,16 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
     const std::vector<double>& like = by_links[links_of(p.from, p.to)];
     if (like.size() >= fewest_like) {
       const double usual = summarize(like).median;
-      Finding f{.check = "peer vs like pairs", .subject = who, .value = p.copy_Bps, .model = usual};
-      f.measured = gbps(p.copy_Bps);
-      f.expected = fmt::format(">= {:.0f}% of {}", 100 * like_median_share, gbps(usual));
-      f.basis = links_known(p.from, p.to)
-                    ? fmt::format("the median of the {} pairs with {} NVLinks", like.size(), links_of(p.from, p.to))
-                    : fmt::format("the median of the {} pairs whose NVLinks are unknown", like.size());
-      f.verdict = p.copy_Bps < like_median_share * usual ? Verdict::fail : Verdict::ok;
+      Finding f = judge_share(
+          {.check = "peer vs like pairs",
+           .subject = who,
+           .measured_Bps = p.copy_Bps,
+           .model_Bps = usual,
+           .share = like_median_share,
+           .below = Verdict::fail,
+           .basis = links_known(p.from, p.to)
+                        ? fmt::format("the median of the {} pairs with {} NVLinks", like.size(), links_of(p.from, p.to))
+                        : fmt::format("the median of the {} pairs whose NVLinks are unknown", like.size())});
       if (f.verdict == Verdict::fail) {
         f.cause = fmt::format("{:.0f}% of pairs linked alike", 100 * p.copy_Bps / usual);
         f.action = "`nvidia-smi nvlink --status` on both GPUs; run `ferry run link --devices` on the pair alone";
@@ -464,7 +494,7 @@ void pair_figures(const Inputs& in, std::vector<Finding>& out) {
                 .subject = fmt::format("GPU {} <-> {}", p.from, p.to),
                 .value = low,
                 .model = high};
-      f.measured = fmt::format("{} and {}", gbps(p.copy_Bps), gbps(back.copy_Bps));
+      f.measured = fmt::format("{} and {}", rate_text(p.copy_Bps), rate_text(back.copy_Bps));
       f.expected = fmt::format("within {:.0f}% of each other", 100 * (1 - asymmetry_share));
       f.basis = "the two directions of one pair";
       f.verdict = low < asymmetry_share * high ? Verdict::warn : Verdict::ok;

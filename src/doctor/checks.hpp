@@ -31,6 +31,24 @@ struct Finding {
   std::optional<double> model{};  // what it was held against, same units
 };
 
+std::string rate_text(double Bps);  // "53.5 GB/s"
+
+// A rate held against a share of what it should reach.
+struct ShareCheck {
+  std::string check;
+  std::string subject;
+  double measured_Bps = 0;
+  double model_Bps = 0;
+  double share = 0;               // OK at or above this share of the model
+  Verdict below = Verdict::warn;  // the verdict under it
+  double fail_share = 0;          // FAIL under this share too (a Threshold's fail_below); 0: no such step
+  std::string basis{};
+  std::string model_name{};  // "pinned": expected reads ">= 8% of pinned (20.0 GB/s)"; else ">= 85% of 54.7 GB/s"
+};
+// The finding "below share X": value, model, measured, expected, basis and
+// verdict filled; the cause and action are the caller's.
+Finding judge_share(const ShareCheck& check);
+
 // Where the process may run and where each GPU is attached.
 struct Placement {
   std::vector<int> process_nodes{};                 // NUMA nodes of the CPUs this process may run on; empty: unknown

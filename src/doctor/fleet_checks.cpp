@@ -15,8 +15,6 @@
 namespace ferry::doctor {
 namespace {
 
-std::string rate_text(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
-
 struct Figure {
   const char* check;
   double (*of)(const RankReport&);
@@ -51,21 +49,21 @@ void judge_figure(const Figure& figure, double share, const std::string& model,
   std::vector<double> values;
   for (const RankReport* r : measured) values.push_back(figure.of(*r));
   const double median = summarize(values).median;
-  const std::string expected = fmt::format(">= {:.0f}% of {}", 100 * share, rate_text(median));
   const std::string basis = fmt::format("the median of the fleet's {}", like);
   bool named = false;
   for (const RankReport* r : measured) {
-    const double mine = figure.of(*r);
-    if (mine >= share * median) continue;
+    Finding f = judge_share({.check = figure.check,
+                             .subject = rank_name(*r),
+                             .measured_Bps = figure.of(*r),
+                             .model_Bps = median,
+                             .share = share,
+                             .below = Verdict::fail,
+                             .basis = basis});
+    if (f.verdict == Verdict::ok) continue;
     named = true;
-    Finding f{.check = figure.check, .subject = rank_name(*r), .value = mine, .model = median};
-    f.measured = rate_text(mine);
-    f.expected = expected;
-    f.basis = basis;
-    f.verdict = Verdict::fail;
     f.cause = fmt::format("{:.0f}% of the fleet's like GPUs: this GPU's link, placement or load differs from "
                           "theirs (its own rows below say which)",
-                          100 * mine / median);
+                          100 * figure.of(*r) / median);
     f.action = "see this rank's pcie link, numa placement and other processes rows; run `ferry doctor` on its "
                "host alone";
     out.push_back(std::move(f));
@@ -73,11 +71,14 @@ void judge_figure(const Figure& figure, double share, const std::string& model,
   if (named) return;
   const RankReport* lowest = *std::min_element(measured.begin(), measured.end(),
                                                [&](auto* a, auto* b) { return figure.of(*a) < figure.of(*b); });
-  Finding f{.check = figure.check, .subject = like, .value = figure.of(*lowest), .model = median};
+  Finding f = judge_share({.check = figure.check,
+                           .subject = like,
+                           .measured_Bps = figure.of(*lowest),
+                           .model_Bps = median,
+                           .share = share,
+                           .below = Verdict::fail,
+                           .basis = basis});
   f.measured = fmt::format("lowest {} ({})", rate_text(figure.of(*lowest)), rank_name(*lowest));
-  f.expected = expected;
-  f.basis = basis;
-  f.verdict = Verdict::ok;
   out.push_back(std::move(f));
 }
 
@@ -159,18 +160,22 @@ void judge_pair_set(const FleetInputs& in, const std::vector<transport::PairTime
     std::vector<double> values;
     for (const auto& r : rates) values.push_back(r.second);
     const double median = summarize(values).median;
-    f.model = median;
-    f.expected = fmt::format(">= {:.0f}% of {}", 100 * pair_between_hosts_share, rate_text(median));
-    f.basis = fmt::format("the median of the {} pairs between hosts, {} messages{}", rates.size(),
-                          format_bytes(in.pair_bytes), via.empty() ? " through pinned host memory and MPI" : via);
-    f.verdict = rate < pair_between_hosts_share * median ? Verdict::warn : Verdict::ok;
-    if (f.verdict == Verdict::warn) {
-      f.cause = fmt::format("{:.0f}% of the other pairs: the network path between these hosts (a NIC, a cable, a "
-                            "switch port)",
-                            100 * rate / median);
-      f.action = "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them";
+    Finding judged = judge_share(
+        {.check = f.check,
+         .subject = f.subject,
+         .measured_Bps = rate,
+         .model_Bps = median,
+         .share = pair_between_hosts_share,
+         .below = Verdict::warn,
+         .basis = fmt::format("the median of the {} pairs between hosts, {} messages{}", rates.size(),
+                              format_bytes(in.pair_bytes), via.empty() ? " through pinned host memory and MPI" : via)});
+    if (judged.verdict == Verdict::warn) {
+      judged.cause = fmt::format("{:.0f}% of the other pairs: the network path between these hosts (a NIC, a cable, "
+                                 "a switch port)",
+                                 100 * rate / median);
+      judged.action = "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them";
     }
-    out.push_back(std::move(f));
+    out.push_back(std::move(judged));
   }
 }
 

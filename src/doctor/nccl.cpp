@@ -25,7 +25,6 @@ using transport::Pattern;
 constexpr std::string_view nccl_check = "nccl vs p2p-ce at 2 MiB";
 
 // Names apart from the other doctor files' helpers: a unity build compiles them in one unit.
-std::string nccl_rate(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
 std::string nccl_pair_subject(const NcclPair& p) { return fmt::format("GPU {} <-> {}", p.first, p.second); }
 
 bool same_pair(const std::pair<int, int>& pair, int first, int second) {
@@ -148,16 +147,18 @@ Finding judge_pair(const NcclPair& p, const std::vector<std::pair<std::string, s
   const auto in_force = nccl_variables(environment);
   const std::string named = in_force.empty() ? "none set" : join(in_force, ", ", [](const auto& v) { return v.first; });
   const double share = p.nccl.rate_Bps / p.p2p_ce.rate_Bps;
-  f.value = p.nccl.rate_Bps;
-  f.model = p.p2p_ce.rate_Bps;
-  f.measured = fmt::format("{} ({:.2f}x)", nccl_rate(p.nccl.rate_Bps), share);
-  f.expected = fmt::format(">= {:.0f}% of {}", 100 * nccl_vs_p2p_ce, nccl_rate(p.p2p_ce.rate_Bps));
-  f.basis = fmt::format("p2p-ce on the same pair, {}; NCCL variables: {}", p.how, named);
-  f.verdict = share < nccl_vs_p2p_ce ? Verdict::warn : Verdict::ok;
+  f = judge_share({.check = f.check,
+                   .subject = f.subject,
+                   .measured_Bps = p.nccl.rate_Bps,
+                   .model_Bps = p.p2p_ce.rate_Bps,
+                   .share = nccl_vs_p2p_ce,
+                   .below = Verdict::warn,
+                   .basis = fmt::format("p2p-ce on the same pair, {}; NCCL variables: {}", p.how, named)});
+  f.measured = fmt::format("{} ({:.2f}x)", rate_text(p.nccl.rate_Bps), share);
   if (f.verdict == Verdict::ok) return f;
   f.cause = fmt::format("nccl moved the ring's messages at {}, p2p-ce at {} on the same pair: {:.1f} / {:.1f} = "
                         "{:.2f}x, below {:.2f}x (a healthy 2 x H200 gave 0.60x); ",
-                        nccl_rate(p.nccl.rate_Bps), nccl_rate(p.p2p_ce.rate_Bps), to_GBps(p.nccl.rate_Bps),
+                        rate_text(p.nccl.rate_Bps), rate_text(p.p2p_ce.rate_Bps), to_GBps(p.nccl.rate_Bps),
                         to_GBps(p.p2p_ce.rate_Bps), share, nccl_vs_p2p_ce);
   if (in_force.empty()) {
     f.cause += "no NCCL variable that changes its path is set in the environment (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL, "

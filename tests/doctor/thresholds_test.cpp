@@ -101,9 +101,9 @@ void expect_table_states(const std::map<std::string, Row>& rows, const std::vect
 
 TEST(DoctorThresholds, TheChecksTableStatesTheThresholdsOfTheCode) {
   std::vector<Stated> stated;
-  for (const auto& [row, t] : {std::pair{"pinned h2d, pinned d2h", pinned_vs_pcie},
-                               std::pair{"pinned both ways", both_ways_vs_pcie},
-                               std::pair{"device copy", device_copy_vs_hbm}, std::pair{"peer copy", peer_vs_link}}) {
+  for (const auto& [row, t] :
+       {std::pair{"pinned h2d, pinned d2h", pinned_vs_pcie}, std::pair{"pinned both ways", both_ways_vs_pcie},
+        std::pair{"device copy", device_copy_vs_hbm}, std::pair{"peer copy", peer_vs_link}}) {
     stated.push_back({row, "OK", at_least(t.warn_below)});
     stated.push_back({row, "WARN", between(t.fail_below, t.warn_below)});
     stated.push_back({row, "FAIL", below(t.fail_below)});
