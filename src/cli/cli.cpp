@@ -26,7 +26,7 @@ std::string commands_under_mpi() {
   std::vector<std::string> commands;
   for (const Workload& w : workloads())
     if (w.runs_under_mpi) commands.push_back(fmt::format("`ferry run {}`", w.name));
-  commands.push_back("`ferry doctor`");  // fleet mode (doctor/fleet.hpp)
+  commands.push_back("`ferry doctor`");  // fleet mode (doctor/measure/fleet.hpp)
   if (commands.size() < 2) return join(commands, "", [](const std::string& c) { return c; });
   const std::string last = commands.back();
   commands.pop_back();

@@ -8,8 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/text.hpp"
-#include "doctor/latency.hpp"
-#include "doctor/nccl.hpp"
+#include "doctor/judge/latency.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -38,7 +37,41 @@ GpuFacts* gpu_of(Inputs& in, int device) {
   return nullptr;
 }
 
+// A condition of the hook, "name=value".
+struct Condition {
+  std::string_view whole;
+  std::string_view name;
+  std::string_view value;  // "" without '='
+};
+std::vector<Condition> conditions_of(std::string_view hook) {
+  std::vector<Condition> all;
+  for (std::string_view whole : split(hook, ',')) {
+    const std::size_t equals = whole.find('=');
+    all.push_back({whole, whole.substr(0, equals), equals == std::string_view::npos ? "" : whole.substr(equals + 1)});
+  }
+  return all;
+}
+
+std::pair<int, int> parse_pair(std::string_view value, std::string_view condition) {
+  const std::size_t dash = value.find('-');
+  try {
+    if (dash != std::string_view::npos) {
+      std::size_t used_first = 0, used_second = 0;
+      const std::string first(value.substr(0, dash)), second(value.substr(dash + 1));
+      const int a = std::stoi(first, &used_first), b = std::stoi(second, &used_second);
+      if (used_first == first.size() && used_second == second.size() && a >= 0 && b >= 0 && a != b) return {a, b};
+    }
+  } catch (const std::exception&) {
+  }
+  throw UsageError(fmt::format("{}: '{}' wants two different device numbers, e.g. {}=0-1", fault_variable, condition,
+                               condition.substr(0, condition.find('='))));
+}
+
 }  // namespace
+
+bool names_pair(const std::pair<int, int>& named, int first, int second) {
+  return (named.first == first && named.second == second) || (named.first == second && named.second == first);
+}
 
 int parse_hook_number(std::string_view text, std::string_view condition, std::string_view what) {
   try {
@@ -51,10 +84,7 @@ int parse_hook_number(std::string_view text, std::string_view condition, std::st
 }
 
 void apply_fault(std::string_view hook, Inputs& in) {
-  for (std::string_view condition : split(hook, ',')) {
-    const std::size_t equals = condition.find('=');
-    const std::string_view name = condition.substr(0, equals);
-    const std::string_view value = equals == std::string_view::npos ? "" : condition.substr(equals + 1);
+  for (const auto& [condition, name, value] : conditions_of(hook)) {
     if (name == "pcie") {  // pcie=GENxWIDTH: every GPU's link trained lower than Gen5 x16
       const std::size_t x = value.find('x');
       const int generation = x == std::string_view::npos ? 0 : parse_index(value.substr(0, x), condition);
@@ -116,7 +146,7 @@ void apply_fault(std::string_view hook, Inputs& in) {
     } else if (name == "nccl-slow" || name == "nccl-corrupt") {
       // nccl-slow=A-B: pair A-B's NCCL at 0.13x of p2p-ce's b(2 MiB), timed as a GPU's; nccl-corrupt=A-B: one
       // byte of a message between A and B corrupted on arrival. Not facts of Inputs: run_pass's nccl_pass()
-      // applies them to the pairs it measures (doctor/nccl.cpp); here the value is only checked.
+      // applies them to the pairs it measures (doctor/measure/nccl.cpp); here the value is only checked.
       nccl_faults(condition);
     } else {
       throw UsageError(fmt::format(
@@ -127,6 +157,50 @@ void apply_fault(std::string_view hook, Inputs& in) {
           fault_variable, condition));
     }
   }
+}
+
+void provoke_slow_launch(Inputs& in, int device) {
+  const bool cpu_timings = !in.figures.gpu_timings;
+  in.figures.gpu_timings = true;
+  if (cpu_timings) in.figures.peers.clear();
+  for (model::DeviceProfile& p : in.figures.devices) {
+    const LatencyReference* known = latency_reference(p.name);
+    const LatencyReference& ref = known ? *known : latency_references().front();
+    if (cpu_timings) p = {.device = p.device, .name = {}};
+    p.name = std::string(ref.gpu);
+    for (const LatencyFigure& figure : latency_figures()) p.*figure.measured = ref.*figure.reference;
+    if (p.device == device) p.launch_and_sync_s = 2 * ref.launch_and_sync_s;
+  }
+}
+
+NcclFaults nccl_faults(std::string_view hook) {
+  NcclFaults faults;
+  for (const auto& [condition, name, value] : conditions_of(hook)) {
+    if (name == "nccl-slow") faults.slow.push_back(parse_pair(value, condition));
+    else if (name == "nccl-corrupt") faults.corrupt.push_back(parse_pair(value, condition));
+  }
+  return faults;
+}
+
+void provoke_slow_nccl(std::vector<NcclPair>& pairs, int first, int second) {
+  for (NcclPair& p : pairs) {
+    if (p.left_out || !names_pair({first, second}, p.first, p.second)) continue;
+    p.gpu_timings = true;
+    p.p2p_ce = {.how = "FERRY_FAULT_DOCTOR", .rate_Bps = 337.9e9, .wrong_words = p.p2p_ce.wrong_words};
+    p.nccl = {.how = "FERRY_FAULT_DOCTOR", .rate_Bps = 0.13 * 337.9e9, .wrong_words = p.nccl.wrong_words};
+  }
+}
+
+FleetFaults take_fleet_faults(std::string& hook) {
+  FleetFaults faults;
+  std::vector<std::string> rest;
+  for (const auto& [condition, name, value] : conditions_of(hook)) {
+    if (name == "slow-rank") faults.slow_rank = parse_hook_number(value, condition, "a rank");
+    else if (name == "corrupt-pair") faults.corrupt_pair = parse_hook_number(value, condition, "a rank");
+    else if (!condition.empty()) rest.emplace_back(condition);
+  }
+  hook = join(rest, ",", [](const std::string& s) { return s; });
+  return faults;
 }
 
 }  // namespace ferry::doctor

@@ -10,7 +10,8 @@
 #include <sstream>
 
 #include "cli/run_ferry.hpp"
-#include "doctor/pass.hpp"
+#include "doctor/facts.hpp"
+#include "doctor/faults.hpp"
 
 namespace ferry {
 namespace {

@@ -1,7 +1,8 @@
 // doctor's judgments on machines described in numbers: a healthy H100-like GPU
 // and pair, then each fault a user meets, and the verdict and cause it must get.
-#include "doctor/checks.hpp"
-#include "doctor/gpu_state.hpp"
+#include "doctor/facts.hpp"
+#include "doctor/judge/diagnose.hpp"
+#include "doctor/judge/gpu_state.hpp"
 #include "doctor/test_findings.hpp"
 #include "doctor/thresholds.hpp"
 

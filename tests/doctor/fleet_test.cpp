@@ -1,7 +1,7 @@
 // doctor's fleet judgments on fleets described in numbers: healthy ranks and
 // pairs get OK rows; a slow rank, a slow pair and a pair that arrived wrong are
 // each named with the figure they were held against.
-#include "doctor/fleet_checks.hpp"
+#include "doctor/judge/fleet.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,8 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "doctor/fleet.hpp"
+#include "doctor/faults.hpp"
+#include "doctor/fleet_report.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
@@ -32,7 +33,7 @@ FleetInputs healthy(int ranks) {
                         .both_ways_Bps = 91.0 * GB,
                         .device_copy_Bps = 1486 * GB});
   for (int r = 0; r < ranks; ++r) {
-    transport::PairTime p{.from = r, .to = (r + 1) % ranks, .intact = true};
+    PairTiming p{.from = r, .to = (r + 1) % ranks, .intact = true};
     p.from_host = in.ranks[p.from].host;
     p.to_host = in.ranks[p.to].host;
     const double rate = p.from_host == p.to_host ? 20 * GB : 12 * GB;
@@ -110,7 +111,7 @@ TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
   FleetInputs in = healthy(8);
   in.nccl_messages = 4;
   in.nccl_pairs = in.pairs;
-  for (transport::PairTime& p : in.nccl_pairs)
+  for (PairTiming& p : in.nccl_pairs)
     for (double& s : p.seconds) s *= 4.0 / 2;         // 4 messages in twice one's time: NCCL at twice mpi-staged's rate
   for (double& s : in.nccl_pairs[5].seconds) s *= 2;  // node2 -> node3 at half the others
   const std::vector<Finding> findings = judge_fleet(in);

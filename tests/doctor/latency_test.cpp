@@ -1,7 +1,7 @@
 // doctor's latency checks: a GPU's launch, graph, flag and small-copy latencies
 // against a healthy GPU of its model whose run ships in docs/results; and the
 // shipped table of those references held to the runs it was copied from.
-#include "doctor/latency.hpp"
+#include "doctor/judge/latency.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,9 @@
 #include <string>
 
 #include "backend/emu/emu_backend.hpp"
-#include "doctor/pass.hpp"
+#include "doctor/faults.hpp"
+#include "doctor/judge/diagnose.hpp"
+#include "doctor/measure/pass.hpp"
 #include "doctor/test_findings.hpp"
 
 namespace ferry::doctor {

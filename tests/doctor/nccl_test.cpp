@@ -1,7 +1,7 @@
 // doctor's NCCL check: NCCL's b(2 MiB) against p2p-ce's on the same
 // pair, the NCCL variables in force named; and the measurement on the emulator,
 // where p2p-ce runs between two devices and NCCL says why it cannot.
-#include "doctor/nccl.hpp"
+#include "doctor/judge/nccl.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,8 @@
 
 #include "backend/emu/emu_backend.hpp"
 #include "core/error.hpp"
+#include "doctor/faults.hpp"
+#include "doctor/measure/nccl.hpp"
 #include "doctor/thresholds.hpp"
 
 namespace ferry::doctor {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/checks.hpp"
+#include "doctor/finding.hpp"
 
 namespace ferry::doctor::test_findings {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The fleet's pairs through NCCL, beside mpi-staged's (doctor/fleet.cpp):
+// The fleet's pairs through NCCL, beside mpi-staged's (doctor/measure/fleet.cpp):
 // each pair of neighbouring ranks in turn, rank k sending to rank k + 1 alone.
 #include <cstdint>
 #include <string>

@@ -1,8 +1,7 @@
-#include "doctor/latency.hpp"
+#include "doctor/judge/latency.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <string>
 
 #include "core/text.hpp"
@@ -27,21 +26,7 @@ const std::vector<LatencyFigure>& latency_figures() {
 
 namespace {
 
-// Names apart from checks.cpp's helpers: a unity build compiles the two in one unit.
 std::string microseconds(double seconds) { return fmt::format("{:.2f} us", to_us(seconds)); }
-std::string gpu_subject(int device) { return fmt::format("GPU {}", device); }
-
-Finding unjudged(std::string_view check, std::string subject, std::string why) {
-  return {.check = std::string(check),
-          .subject = std::move(subject),
-          .verdict = Verdict::not_judged,
-          .basis = std::move(why)};
-}
-
-bool shared_gpu(const Inputs& in, int device) {
-  return std::any_of(in.machine.gpus.begin(), in.machine.gpus.end(),
-                     [&](const GpuFacts& g) { return g.index == device && g.other_processes > 0; });
-}
 
 Finding judged(const Inputs& in, int device, const LatencyFigure& figure, double measured,
                const LatencyReference& ref) {
@@ -55,7 +40,7 @@ Finding judged(const Inputs& in, int device, const LatencyFigure& figure, double
   f.verdict = times > limit.fail_above ? Verdict::fail : times > limit.warn_above ? Verdict::warn : Verdict::ok;
   if (f.verdict == Verdict::ok) return f;
   std::string why;
-  if (shared_gpu(in, device))
+  if (shared_with_others(in.machine, device))
     why = fmt::format("another process had work on GPU {} while doctor measured (see other processes): its kernels "
                       "and copies queue beside doctor's",
                       device);
@@ -80,42 +65,28 @@ std::vector<Finding> judge_latencies(const Inputs& in) {
   std::vector<Finding> out;
   if (!in.figures.gpu_timings) {
     out.push_back(
-        unjudged("latencies", "host",
-                 "the emulator's timings are CPU timings: doctor judges its facts and checks, not its speed"));
+        not_judged("latencies", "host",
+                   "the emulator's timings are CPU timings: doctor judges its facts and checks, not its speed"));
     return out;
   }
   for (const model::DeviceProfile& p : in.figures.devices) {
     const LatencyReference* ref = latency_reference(p.name);
     if (!ref) {
-      out.push_back(unjudged("latencies", gpu_subject(p.device),
-                             fmt::format("no reference for {} ships with ferry (docs/results has the {}'s)", p.name,
-                                         join(latency_references(), "'s and the ",
-                                              [](const LatencyReference& r) { return std::string(r.gpu); }))));
+      out.push_back(not_judged("latencies", gpu_subject(p.device),
+                               fmt::format("no reference for {} ships with ferry (docs/results has the {}'s)", p.name,
+                                           join(latency_references(), "'s and the ",
+                                                [](const LatencyReference& r) { return std::string(r.gpu); }))));
       continue;
     }
     for (const LatencyFigure& figure : latency_figures()) {
       const double measured = p.*figure.measured;
       if (measured <= 0)
-        out.push_back(unjudged(figure.check, gpu_subject(p.device),
-                               "the pass did not measure it (link's skipped list says why)"));
+        out.push_back(not_judged(std::string(figure.check), gpu_subject(p.device),
+                                 "the pass did not measure it (link's skipped list says why)"));
       else out.push_back(judged(in, p.device, figure, measured, *ref));
     }
   }
   return out;
-}
-
-void provoke_slow_launch(Inputs& in, int device) {
-  const bool cpu_timings = !in.figures.gpu_timings;
-  in.figures.gpu_timings = true;
-  if (cpu_timings) in.figures.peers.clear();
-  for (model::DeviceProfile& p : in.figures.devices) {
-    const LatencyReference* known = latency_reference(p.name);
-    const LatencyReference& ref = known ? *known : latency_references().front();
-    if (cpu_timings) p = {.device = p.device, .name = {}};
-    p.name = std::string(ref.gpu);
-    for (const LatencyFigure& figure : latency_figures()) p.*figure.measured = ref.*figure.reference;
-    if (p.device == device) p.launch_and_sync_s = 2 * ref.launch_and_sync_s;
-  }
 }
 
 }  // namespace ferry::doctor

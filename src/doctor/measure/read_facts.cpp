@@ -1,6 +1,5 @@
-#include "doctor/pass.hpp"
+#include "doctor/measure/read_facts.hpp"
 
-#include <fmt/format.h>
 #include <linux/mempolicy.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -15,13 +14,7 @@
 #include <set>
 #include <thread>
 
-#include "core/check.hpp"
-#include "core/error.hpp"
-#include "core/table.hpp"
 #include "core/text.hpp"
-#include "core/units.hpp"
-#include "doctor/faults.hpp"
-#include "doctor/nccl.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -117,7 +110,9 @@ bool reorders(const std::string& visible) {
   return false;
 }
 
-std::vector<std::pair<std::string, std::string>> environment() {
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> read_environment() {
   std::vector<std::pair<std::string, std::string>> set;
   for (const auto& [name, effect] : path_variables()) {
     const char* value = std::getenv(name.c_str());
@@ -128,8 +123,17 @@ std::vector<std::pair<std::string, std::string>> environment() {
   return set;
 }
 
-// The GPUs' PCIe links as they run while a copy moves data: an idle link drops
-// its generation to save power, and a reading then would call a healthy link slow.
+Placement read_placement(Backend& backend, const Machine& machine, const std::vector<int>& devices) {
+  Placement placement;
+  placement.process_cpus = process_cpus();
+  placement.process_nodes = nodes_of(placement.process_cpus);
+  placement.pinned_node = pinned_node(backend);
+  for (const GpuFacts& g : machine.gpus)
+    if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
+      placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));
+  return placement;
+}
+
 void read_links_under_load(Backend& backend, const std::vector<int>& devices, Machine& machine) {
   if (!backend.capabilities().gpu_timings) return;  // the emulator has no link
   constexpr std::size_t bytes = 256ull << 20;
@@ -156,9 +160,6 @@ void read_links_under_load(Backend& backend, const std::vector<int>& devices, Ma
         if (now.index == g.index) g = now;  // every fact as read under load: the link, processes, clocks
 }
 
-// Each selected GPU's PCIe traffic once doctor's copies are done and nothing of
-// its moves: what NVML counts then is someone else's. A GPU whose counters NVML
-// does not give is left out.
 std::vector<std::pair<int, PcieTraffic>> read_idle_pcie_traffic(Backend& backend, const std::vector<int>& devices) {
   if (!backend.capabilities().gpu_timings) return {};  // the emulator has no link
   std::vector<std::pair<int, PcieTraffic>> idle;
@@ -166,95 +167,6 @@ std::vector<std::pair<int, PcieTraffic>> read_idle_pcie_traffic(Backend& backend
     if (g.pcie_traffic && std::find(devices.begin(), devices.end(), g.index) != devices.end())
       idle.emplace_back(g.index, *g.pcie_traffic);
   return idle;
-}
-
-int checked_rows(const WorkloadResult& result) {
-  return static_cast<int>(std::count_if(result.rows.begin(), result.rows.end(),
-                                        [](const Row& r) { return r.check != Check::not_applicable; }));
-}
-
-}  // namespace
-
-link::LinkConfig pass_config(const Capabilities& capabilities, const std::vector<int>& devices) {
-  link::LinkConfig c = link::LinkConfig::defaults(capabilities, true);
-  c.devices = devices;
-  c.host_memory = {MemoryKind::pinned, MemoryKind::pageable};
-  // Two sizes on the plateau are enough to judge a rate; the sweep below it is link's business.
-  if (capabilities.gpu_timings) {
-    c.sweep_bytes = {64ull << 20, 256ull << 20};
-    // The latencies are held against full link runs (doctor/references.cpp): measured as those were. A quick
-    // run's 200 kernels a sample add 1/200 of a sync to each kernel, about 5% of a graph's; this costs < 0.5 s a GPU.
-    const link::LinkConfig full = link::LinkConfig::defaults(capabilities, false);
-    c.kernels_per_sample = full.kernels_per_sample;
-    c.dispatch_repeat = full.dispatch_repeat;
-    c.flag_round_trips = full.flag_round_trips;
-  }
-  return c;
-}
-
-Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& devices, std::string_view fault,
-              const Progress& progress) {
-  if (!fault.empty()) {  // a bad hook is refused before anything runs
-    Inputs trial{.machine = machine};
-    apply_fault(fault, trial);
-  }
-  Inputs in{.machine = machine, .devices = devices};
-
-  link::LinkConfig config = pass_config(backend.capabilities(), devices);
-  // link's own hook (FERRY_FAULT_CORRUPT_OUTPUT=SECTION[@N]) makes the verification check fail.
-  if (const char* hook = std::getenv(corrupt_output_variable)) link::parse_corruption(hook, config);
-  link::validate(backend, config);
-  link::LinkOutcome outcome = link::run(backend, machine, config, progress);
-  read_links_under_load(backend, devices, in.machine);
-  in.idle_pcie_traffic = read_idle_pcie_traffic(backend, devices);
-  in.figures = outcome.profile;
-  in.verification_passed = outcome.result.passed();
-  in.checked_rows = checked_rows(outcome.result);
-  in.environment = environment();
-  in.placement.process_cpus = process_cpus();
-  in.placement.process_nodes = nodes_of(in.placement.process_cpus);
-  in.placement.pinned_node = pinned_node(backend);
-  for (const GpuFacts& g : in.machine.gpus)
-    if (std::find(devices.begin(), devices.end(), g.index) != devices.end() && !g.pci_bus_id.empty())
-      in.placement.device_nodes.emplace_back(g.index, device_node(g.pci_bus_id));
-  // NCCL against p2p-ce on each pair, after link's copies and the idle reading, so each runs alone.
-  const std::vector<NcclPair> nccl_pairs = nccl_pass(backend, devices, fault, progress);
-  if (!fault.empty()) apply_fault(fault, in);
-  std::vector<Finding> findings = diagnose(in);
-  for (Finding& f : judge_nccl(nccl_pairs, in.environment)) findings.push_back(std::move(f));
-  return {std::move(outcome.result), std::move(findings), in.figures};
-}
-
-WorkloadResult findings_result(const std::vector<Finding>& findings) {
-  WorkloadResult result;
-  result.workload = "doctor";
-  for (const Finding& f : findings) {
-    Params record = {
-        {"check", f.check},       {"subject", f.subject},   {"verdict", std::string(verdict_name(f.verdict))},
-        {"measured", f.measured}, {"expected", f.expected}, {"basis", f.basis},
-        {"cause", f.cause},       {"action", f.action}};
-    if (f.value) record.emplace_back("value", *f.value);  // B/s, or seconds for the pass time
-    if (f.model) record.emplace_back("model", *f.model);
-    result.findings.push_back(std::move(record));
-  }
-  return result;
-}
-
-std::string render_findings(const std::vector<Finding>& findings) {
-  TextTable table({"verdict", "check", "subject", "measured", "expected", "basis"});
-  for (const Finding& f : findings)
-    table.add({std::string(verdict_name(f.verdict)), f.check, f.subject, f.measured, f.expected, f.basis});
-  std::string text = "\nferry doctor\n" + table.render();
-  for (const Finding& f : findings)
-    if (f.verdict == Verdict::warn || f.verdict == Verdict::fail)
-      text +=
-          fmt::format("\n{} {} ({}): {}\n  do: {}\n", verdict_name(f.verdict), f.check, f.subject, f.cause, f.action);
-  const auto count = [&](Verdict v) {
-    return std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; });
-  };
-  text += fmt::format("\n{} OK, {} WARN, {} FAIL, {} not judged\n", count(Verdict::ok), count(Verdict::warn),
-                      count(Verdict::fail), count(Verdict::not_judged));
-  return text;
 }
 
 }  // namespace ferry::doctor

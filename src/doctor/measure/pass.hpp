@@ -1,18 +1,17 @@
 #pragma once
 // `ferry doctor`'s pass: link's fastest checks on each selected GPU and pair,
-// the PCIe links read while a copy runs, where the process and the GPUs sit,
-// and the variables that change data paths; then doctor/checks.hpp judges.
-#include <string>
+// the facts read beside them (doctor/measure/read_facts.hpp) and NCCL against
+// the copy engines on each pair (doctor/measure/nccl.hpp); then the judgments
+// of doctor/judge/.
 #include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "bench/common/plan.hpp"
 #include "bench/link/link.hpp"
 #include "core/progress.hpp"
 #include "core/results.hpp"
-#include "doctor/checks.hpp"
-#include "doctor/faults.hpp"
+#include "doctor/finding.hpp"
+#include "model/profile.hpp"
 
 namespace ferry::doctor {
 
@@ -29,11 +28,5 @@ struct Pass {
 // Throws UsageError when `fault` names no condition (the message lists them).
 Pass run_pass(Backend& backend, const Machine& machine, const std::vector<int>& devices, std::string_view fault,
               const Progress& progress);
-
-// The findings as the results' `doctor` workload: every check in the JSON, under "findings".
-WorkloadResult findings_result(const std::vector<Finding>& findings);
-
-// The verdict table, then each finding that is not OK with its cause and what to do.
-std::string render_findings(const std::vector<Finding>& findings);
 
 }  // namespace ferry::doctor

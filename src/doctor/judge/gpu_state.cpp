@@ -1,4 +1,4 @@
-#include "doctor/gpu_state.hpp"
+#include "doctor/judge/gpu_state.hpp"
 
 #include <fmt/format.h>
 
@@ -8,12 +8,10 @@
 
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "doctor/thresholds.hpp"
 #include "model/link_model.hpp"
 
 namespace ferry::doctor {
-// A namespace of their own: a unity build compiles these helpers in one unit
-// with checks.cpp's and latency.cpp's, some of the same names.
-namespace gpu_state {
 namespace {
 
 struct ClockReason {
@@ -33,18 +31,8 @@ constexpr ClockReason harmless[] = {
     {clock_event::sync_boost, "sync boost"},
 };
 
-std::string gbps(double Bps) { return fmt::format("{:.1f} GB/s", to_GBps(Bps)); }
-std::string gpu(int device) { return fmt::format("GPU {}", device); }
-
-const GpuFacts* facts_of(const Machine& machine, int device) {
-  for (const GpuFacts& g : machine.gpus)
-    if (g.index == device) return &g;
-  return nullptr;
-}
-
-Finding unknown(std::string check, int device) {
-  return {
-      .check = std::move(check), .subject = gpu(device), .verdict = Verdict::not_judged, .basis = "NVML does not say"};
+Finding nvml_silent(std::string check, int device) {
+  return not_judged(std::move(check), gpu_subject(device), "NVML does not say");
 }
 
 void warn(Finding& f, std::string cause, std::string action) {
@@ -54,12 +42,12 @@ void warn(Finding& f, std::string cause, std::string action) {
 }
 
 void other_processes(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
+  const GpuFacts* g = gpu_facts(in.machine, device);
   if (!g || g->other_processes < 0) {
-    out.push_back(unknown("other processes", device));
+    out.push_back(nvml_silent("other processes", device));
     return;
   }
-  Finding f{.check = "other processes", .subject = gpu(device), .verdict = Verdict::ok};
+  Finding f{.check = "other processes", .subject = gpu_subject(device), .verdict = Verdict::ok};
   f.measured = std::to_string(g->other_processes);
   f.expected = "0";
   f.basis = "NVML's compute processes on the GPU, read while doctor's copy ran";
@@ -74,12 +62,12 @@ void other_processes(const Inputs& in, int device, std::vector<Finding>& out) {
 }
 
 void persistence_mode(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
+  const GpuFacts* g = gpu_facts(in.machine, device);
   if (!g || !g->persistence_mode) {
-    out.push_back(unknown("persistence mode", device));
+    out.push_back(nvml_silent("persistence mode", device));
     return;
   }
-  Finding f{.check = "persistence mode", .subject = gpu(device), .verdict = Verdict::ok};
+  Finding f{.check = "persistence mode", .subject = gpu_subject(device), .verdict = Verdict::ok};
   f.measured = *g->persistence_mode ? "on" : "off";
   f.expected = "on";
   f.basis = "NVML: with it on, the driver keeps the GPU initialised while no process uses it";
@@ -92,9 +80,9 @@ void persistence_mode(const Inputs& in, int device, std::vector<Finding>& out) {
 }
 
 void clock_events(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
+  const GpuFacts* g = gpu_facts(in.machine, device);
   if (!g || !g->clock_events) {
-    out.push_back(unknown("clock events", device));
+    out.push_back(nvml_silent("clock events", device));
     return;
   }
   const std::uint64_t events = *g->clock_events;
@@ -110,7 +98,7 @@ void clock_events(const Inputs& in, int device, std::vector<Finding>& out) {
   name_active(slowing);
   name_active(harmless);
   if (events & ~named) active.push_back(fmt::format("other (0x{:x})", events & ~named));
-  Finding f{.check = "clock events", .subject = gpu(device), .verdict = Verdict::ok};
+  Finding f{.check = "clock events", .subject = gpu_subject(device), .verdict = Verdict::ok};
   f.measured = active.empty() ? "none" : join(active, ", ", [](const std::string& s) { return s; });
   f.expected = "no power or thermal slowdown";
   f.basis = "NVML's clock event reasons, read while doctor's copy ran (idle and applications clocks are no fault)";
@@ -122,12 +110,12 @@ void clock_events(const Inputs& in, int device, std::vector<Finding>& out) {
 }
 
 void mig_mode(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
+  const GpuFacts* g = gpu_facts(in.machine, device);
   if (!g || !g->mig_mode) {
-    out.push_back(unknown("mig mode", device));
+    out.push_back(nvml_silent("mig mode", device));
     return;
   }
-  Finding f{.check = "mig mode", .subject = gpu(device), .verdict = Verdict::ok};
+  Finding f{.check = "mig mode", .subject = gpu_subject(device), .verdict = Verdict::ok};
   f.measured = *g->mig_mode ? "on" : "off";
   f.expected = "off";
   f.basis = "NVML's current MIG mode";
@@ -140,12 +128,12 @@ void mig_mode(const Inputs& in, int device, std::vector<Finding>& out) {
 }
 
 void compute_mode(const Inputs& in, int device, std::vector<Finding>& out) {
-  const GpuFacts* g = facts_of(in.machine, device);
+  const GpuFacts* g = gpu_facts(in.machine, device);
   if (!g || !g->compute_mode) {
-    out.push_back(unknown("compute mode", device));
+    out.push_back(nvml_silent("compute mode", device));
     return;
   }
-  Finding f{.check = "compute mode", .subject = gpu(device), .verdict = Verdict::ok};
+  Finding f{.check = "compute mode", .subject = gpu_subject(device), .verdict = Verdict::ok};
   f.measured = compute_mode_name(*g->compute_mode);
   f.expected = compute_mode_name(ComputeMode::shared);
   f.basis = "NVML: who may create a CUDA context on the GPU";
@@ -168,26 +156,26 @@ void idle_pcie_traffic(const Inputs& in, int device, std::vector<Finding>& out) 
   const auto read = std::find_if(in.idle_pcie_traffic.begin(), in.idle_pcie_traffic.end(),
                                  [&](const auto& t) { return t.first == device; });
   if (read == in.idle_pcie_traffic.end()) {
-    out.push_back(unknown("pcie traffic", device));
+    out.push_back(nvml_silent("pcie traffic", device));
     return;
   }
   const PcieTraffic& t = read->second;
   const double most = std::max(t.rx_Bps, t.tx_Bps);
   Finding f{.check = "pcie traffic",
-            .subject = gpu(device),
+            .subject = gpu_subject(device),
             .verdict = Verdict::ok,
             .value = most,
             .model = idle_pcie_traffic_Bps};
-  f.measured = fmt::format("{} in, {} out", gbps(t.rx_Bps), gbps(t.tx_Bps));
-  f.expected = fmt::format("<= {} each way", gbps(idle_pcie_traffic_Bps));
+  f.measured = fmt::format("{} in, {} out", rate_text(t.rx_Bps), rate_text(t.tx_Bps));
+  f.expected = fmt::format("<= {} each way", rate_text(idle_pcie_traffic_Bps));
   f.basis = "NVML's PCIe counters over 20 ms, read after the pass with nothing of doctor's moving";
   if (most > idle_pcie_traffic_Bps) {
-    const GpuFacts* g = facts_of(in.machine, device);
+    const GpuFacts* g = gpu_facts(in.machine, device);
     const double link = g ? model::pcie_Bps(g->pcie.max_generation, g->pcie.max_width) : 0;
-    const std::string share = link > 0
-                                  ? fmt::format(" ({:.0f}% of {}'s {} each way)", 100 * most / link,
-                                                model::pcie_name(g->pcie.max_generation, g->pcie.max_width), gbps(link))
-                                  : "";
+    const std::string share =
+        link > 0 ? fmt::format(" ({:.0f}% of {}'s {} each way)", 100 * most / link,
+                               model::pcie_name(g->pcie.max_generation, g->pcie.max_width), rate_text(link))
+                 : "";
     warn(f,
          fmt::format("PCIe traffic that is not ferry's: {:.1f} GB/s in, {:.1f} GB/s out while doctor was idle, above "
                      "the {:.1f} GB/s an idle GPU stays under{}: a process in another container or MIG instance, a "
@@ -202,17 +190,15 @@ void idle_pcie_traffic(const Inputs& in, int device, std::vector<Finding>& out) 
 }
 
 }  // namespace
-}  // namespace gpu_state
 
 std::string clock_slowdowns(std::uint64_t events) {
   std::vector<std::string> names;
-  for (const gpu_state::ClockReason& r : gpu_state::slowing)
+  for (const ClockReason& r : slowing)
     if (events & r.bit) names.emplace_back(r.name);
   return join(names, ", ", [](const std::string& s) { return s; });
 }
 
 void judge_gpu_state(const Inputs& in, std::vector<Finding>& out) {
-  using namespace gpu_state;
   for (auto check : {other_processes, persistence_mode, clock_events, mig_mode, compute_mode, idle_pcie_traffic})
     for (int d : in.devices) check(in, d, out);
 }

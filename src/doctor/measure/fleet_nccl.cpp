@@ -1,4 +1,4 @@
-#include "doctor/fleet_nccl.hpp"
+#include "doctor/measure/fleet_nccl.hpp"
 
 #include <sstream>
 

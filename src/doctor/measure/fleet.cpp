@@ -1,14 +1,15 @@
-#include "doctor/fleet.hpp"
+#include "doctor/measure/fleet.hpp"
 
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
 #include "core/progress.hpp"
-#include "core/text.hpp"
-#include "doctor/fleet_nccl.hpp"
-#include "doctor/pass.hpp"
+#include "doctor/faults.hpp"
+#include "doctor/judge/fleet.hpp"
+#include "doctor/measure/fleet_nccl.hpp"
+#include "doctor/measure/pass.hpp"
+#include "transport/staged_pairs.hpp"
 
 namespace ferry::doctor {
 namespace {
@@ -64,26 +65,20 @@ RankReport from_wire(const nlohmann::json& j) {
   return r;
 }
 
-int parse_rank(std::string_view text, std::string_view condition) {
-  return parse_hook_number(text, condition, "a rank");
+// The transport's timings of the pairs as the fleet's judgments take them.
+std::vector<PairTiming> timings_of(const std::vector<transport::PairTime>& pairs) {
+  std::vector<PairTiming> timings;
+  for (const transport::PairTime& p : pairs)
+    timings.push_back({.from = p.from,
+                       .to = p.to,
+                       .from_host = p.from_host,
+                       .to_host = p.to_host,
+                       .seconds = p.seconds,
+                       .intact = p.intact});
+  return timings;
 }
 
 }  // namespace
-
-FleetFaults take_fleet_faults(std::string& hook) {
-  FleetFaults faults;
-  std::vector<std::string> rest;
-  for (std::string_view condition : split(hook, ',')) {
-    const std::size_t equals = condition.find('=');
-    const std::string_view name = condition.substr(0, equals);
-    const std::string_view value = equals == std::string_view::npos ? "" : condition.substr(equals + 1);
-    if (name == "slow-rank") faults.slow_rank = parse_rank(value, condition);
-    else if (name == "corrupt-pair") faults.corrupt_pair = parse_rank(value, condition);
-    else if (!condition.empty()) rest.emplace_back(condition);
-  }
-  hook = join(rest, ",", [](const std::string& s) { return s; });
-  return faults;
-}
 
 Fleet run_fleet(Backend& backend, World& world, const Machine& machine, int device, std::string_view fault,
                 bool quiet) {
@@ -124,19 +119,19 @@ Fleet run_fleet(Backend& backend, World& world, const Machine& machine, int devi
   const bool gpu_timings = backend.capabilities().gpu_timings;
   // 64 MiB is on the plateau of PCIe and of a network; the emulator's copies are the CPU's, and 8 MiB is enough.
   const std::uint64_t pair_bytes = gpu_timings ? 64ull << 20 : 8ull << 20;
-  std::vector<transport::PairTime> pairs =
+  const std::vector<transport::PairTime> pairs =
       transport::time_staged_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
   const NcclPairs nccl = time_nccl_pairs(backend, world, device, pair_bytes, pair_repetitions, faults.corrupt_pair);
   if (!speaks) return {};
 
   Fleet fleet;
-  fleet.inputs.nccl_pairs = nccl.pairs;
+  fleet.inputs.nccl_pairs = timings_of(nccl.pairs);
   fleet.inputs.nccl_messages = nccl.messages;
   fleet.inputs.nccl_skipped = nccl.skipped;
   fleet.inputs.gpu_timings = gpu_timings;
   fleet.inputs.pair_bytes = pair_bytes;
   for (const std::string& text : reports) fleet.inputs.ranks.push_back(from_wire(nlohmann::json::parse(text)));
-  fleet.inputs.pairs = std::move(pairs);
+  fleet.inputs.pairs = timings_of(pairs);
   fleet.findings = judge_fleet(fleet.inputs);
   return fleet;
 }

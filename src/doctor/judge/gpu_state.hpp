@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "doctor/checks.hpp"
+#include "doctor/facts.hpp"
+#include "doctor/finding.hpp"
 
 namespace ferry::doctor {
 

@@ -1,26 +1,16 @@
 #pragma once
 // `ferry doctor` under mpirun (fleet mode): each rank's pass on its own GPU,
-// the mpi-staged path between neighbouring ranks one pair at a time, and rank 0
-// gathering it all for doctor/fleet_checks.hpp to judge.
-#include <string>
+// the mpi-staged path between neighbouring ranks one pair at a time, then
+// through NCCL, and rank 0 gathering it all for doctor/judge/fleet.hpp to judge.
 #include <string_view>
+#include <vector>
 
 #include "backend/backend.hpp"
-#include "doctor/fleet_checks.hpp"
+#include "doctor/finding.hpp"
+#include "doctor/fleet_facts.hpp"
 #include "transport/world.hpp"
 
 namespace ferry::doctor {
-
-// The hook's fleet conditions (FERRY_FAULT_DOCTOR): slow-rank=R (rank R's
-// figures at a quarter) and corrupt-pair=R (one byte changed in what rank R
-// received, through MPI and through NCCL); -1 where not given.
-struct FleetFaults {
-  int slow_rank = -1;
-  int corrupt_pair = -1;
-  bool any() const { return slow_rank >= 0 || corrupt_pair >= 0; }
-};
-// Takes the fleet's conditions out of `hook`, leaving the others there for the pass.
-FleetFaults take_fleet_faults(std::string& hook);
 
 // What rank 0 gathered; empty on the other ranks.
 struct Fleet {
