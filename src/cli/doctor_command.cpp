@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "doctor/faults.hpp"
 #include "doctor/fleet_report.hpp"
+#include "doctor/judge/pass_time.hpp"
 #include "doctor/measure/fleet.hpp"
 #include "doctor/measure/pass.hpp"
 #include "doctor/report.hpp"
@@ -29,19 +30,6 @@ struct DoctorOptions {
   std::string budget = default_budget;
 };
 
-doctor::Finding pass_time(double took_s, double budget_s) {
-  doctor::Finding timing{.check = "pass time", .subject = "host", .value = took_s, .model = budget_s};
-  timing.measured = fmt::format("{:.1f} s", took_s);
-  timing.expected = fmt::format("<= {:.0f} s", budget_s);
-  timing.basis = "--budget";
-  timing.verdict = took_s <= budget_s ? doctor::Verdict::ok : doctor::Verdict::warn;
-  if (timing.verdict == doctor::Verdict::warn) {
-    timing.cause = "the pass took longer than its budget: a slow or busy machine, or many GPUs";
-    timing.action = "select fewer GPUs (--devices) or raise --budget";
-  }
-  return timing;
-}
-
 int exit_code_of(const std::vector<doctor::Finding>& findings) {
   return doctor::any_fail(findings) ? static_cast<int>(ExitCode::verification_failed) : static_cast<int>(ExitCode::ok);
 }
@@ -57,7 +45,7 @@ int run_fleet_doctor(const DoctorOptions& o, Backend& backend, World& w, int dev
   int code = 0;
   if (speaks) {
     const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    fleet.findings.push_back(pass_time(took_s, budget_s));
+    fleet.findings.push_back(doctor::judge_pass_time(took_s, budget_s));
     out << doctor::render_fleet(fleet.inputs, fleet.findings);
     const std::vector<doctor::Finding> all = doctor::all_findings(fleet.inputs, fleet.findings);
     results.workloads.push_back(doctor::findings_result(all));
@@ -100,7 +88,7 @@ int run_doctor(const DoctorOptions& o, const std::vector<std::string>& command_l
   Results results = start_results(*backend, command_line, out);
   doctor::Pass pass = doctor::run_pass(*backend, results.machine, devices, fault, Progress("doctor", !o.run.quiet));
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  pass.findings.push_back(pass_time(took_s, budget_s));
+  pass.findings.push_back(doctor::judge_pass_time(took_s, budget_s));
 
   out << doctor::render_findings(pass.findings);
   results.workloads.push_back(std::move(pass.link));

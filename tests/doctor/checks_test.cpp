@@ -3,6 +3,7 @@
 #include "doctor/facts.hpp"
 #include "doctor/judge/diagnose.hpp"
 #include "doctor/judge/gpu_state.hpp"
+#include "doctor/judge/pass_time.hpp"
 #include "doctor/test_findings.hpp"
 #include "doctor/thresholds.hpp"
 
@@ -336,6 +337,16 @@ TEST(DoctorChecks, APeerCopyBetweenGpusWhoseLinksAreUnknownIsNotJudgedAgainstPci
   const Finding pcie = find(diagnose(in), "peer copy", "GPU 0 -> 1");
   EXPECT_EQ(pcie.verdict, Verdict::fail);
   EXPECT_EQ(pcie.basis, "PCIe Gen5 x16");
+}
+
+TEST(DoctorChecks, APassWithinItsBudgetIsOkAndOnePastItWarns) {
+  const Finding within = judge_pass_time(8.7, 60);  // the pass on 2 x H200
+  EXPECT_EQ(within.verdict, Verdict::ok);
+  EXPECT_EQ(within.measured, "8.7 s");
+  EXPECT_EQ(within.expected, "<= 60 s");
+  const Finding past = judge_pass_time(61, 60);
+  EXPECT_EQ(past.verdict, Verdict::warn);
+  EXPECT_NE(past.action.find("raise --budget"), std::string::npos) << past.action;
 }
 
 }  // namespace
