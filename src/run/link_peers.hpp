@@ -8,7 +8,6 @@
 #include "backend/backend.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
-#include "run/dry_run.hpp"
 #include "transport/world.hpp"
 
 namespace ferry {
@@ -20,11 +19,5 @@ struct LinkPeers {
 
 LinkPeers link_peers(Backend& backend, Results& results, const std::string& profile_path,
                      const std::vector<int>& devices, const World& world, bool quiet);
-
-// --dry-run of a workload that reads link's peer figures (when `wants_peers`):
-// link's steps that link_peers() would take, then the workload's; priced from
-// the profile when one is given.
-int dry_run_with_link_peers(Backend& backend, const std::string& profile_path, const std::vector<int>& devices,
-                            const World& world, bool wants_peers, PlannedWorkload workload, std::ostream& out);
 
 }  // namespace ferry

@@ -60,14 +60,4 @@ std::string save_output(const std::string& path, const std::string& content, con
   }
 }
 
-int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const OutputPaths& paths,
-                        std::ostream& out) {
-  int code = 0;
-  if (world.rank() == 0) {
-    results.workloads.push_back(std::move(result));
-    code = finish_run(results, paths, out);
-  }
-  return world.broadcast(code);
-}
-
 }  // namespace ferry

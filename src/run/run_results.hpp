@@ -1,13 +1,11 @@
 #pragma once
 // A run's results from start to finish: the banner before any workload, then
-// the tables and the files the options named, and rank 0 speaking for every
-// rank of an MPI run.
+// the tables and the files the options named.
 #include <ostream>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "core/results.hpp"
-#include "transport/world.hpp"
 
 namespace ferry {
 
@@ -35,12 +33,6 @@ void write_outputs(const Results& results, const OutputPaths& paths, std::ostrea
 // could not be written goes to the temporary folder, and the message returned
 // names the path, the cause and where the file went.
 std::string save_output(const std::string& path, const std::string& content, const std::string& what,
-                        std::ostream& out);
-
-// finish_run() for a run whose ranks each measured part of `result`: rank 0
-// speaks for every rank (one table, one file), and every rank returns rank
-// 0's exit code.
-int finish_on_rank_zero(World& world, Results& results, WorkloadResult result, const OutputPaths& paths,
                         std::ostream& out);
 
 }  // namespace ferry

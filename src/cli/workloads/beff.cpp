@@ -19,7 +19,8 @@
 #include "model/beff_model.hpp"
 #include "model/profile.hpp"
 #include "run/beff_prediction.hpp"
-#include "run/link_peers.hpp"
+#include "run/driver.hpp"
+#include "run/shared_workload.hpp"
 #include "transport/transport.hpp"
 
 namespace ferry {
@@ -62,33 +63,29 @@ beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const
   return c;
 }
 
+// p2p-ce's and p2p-sm's models read link's peer figures; without either, link need not run.
+bool reads_link_peers(const beff::BeffConfig& config) {
+  return std::any_of(config.transports.begin(), config.transports.end(),
+                     [](transport::Kind k) { return k == transport::Kind::p2p_ce || k == transport::Kind::p2p_sm; });
+}
+
 int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
-  World& w = world();
-  const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
-  std::ostream silent(nullptr);
-  std::ostream& shown = speaks ? out : silent;
-
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  beff::BeffConfig config = make_config(*backend, o, w);
-  // p2p-ce's and p2p-sm's models read link's peer figures; without either, link need not run.
-  const bool reads_link_peers = std::any_of(config.transports.begin(), config.transports.end(), [](transport::Kind k) {
-    return k == transport::Kind::p2p_ce || k == transport::Kind::p2p_sm;
-  });
+  const Driver driver(o.run, command_line, out);
+  beff::BeffConfig config = make_config(driver.backend(), o, driver.world());
   // Refused, as topo refuses, before anything is printed or measured.
-  const int participants = beff::participants_of(w, config);
-  beff::validate(*backend, config, participants);
-  if (o.run.dry_run)
-    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w,
-                                   reads_link_peers || !o.profile_path.empty(),
-                                   {"beff", beff::plan_run(config, participants)}, shown);
-  Results results = start_results(*backend, command_line, shown);
-  LinkPeers peers;
-  if (reads_link_peers || !o.profile_path.empty())
-    peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
-  config.profile_origin = peers.origin;
-
-  WorkloadResult result = beff::run(*backend, w, config, peers.peers, Progress("beff", speaks && !o.run.quiet));
-  return finish_on_rank_zero(w, results, std::move(result), o.run.outputs, out);
+  const int participants = beff::participants_of(driver.world(), config);
+  beff::validate(driver.backend(), config, participants);
+  return run_shared_workload(driver, {.name = "beff",
+                                      .devices = config.devices,
+                                      .reads_link_peers = reads_link_peers(config) || !o.profile_path.empty(),
+                                      .profile_path = o.profile_path,
+                                      .plan = [&] { return beff::plan_run(config, participants); },
+                                      .run =
+                                          [&](const Machine&, const LinkPeers& peers, const Progress& progress) {
+                                            config.profile_origin = peers.origin;
+                                            return beff::run(driver.backend(), driver.world(), config, peers.peers,
+                                                             progress);
+                                          }});
 }
 
 // The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.

@@ -5,13 +5,13 @@
 #include <cstdlib>
 #include <memory>
 
-#include "backend/select.hpp"
 #include "bench/topo/topo.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
-#include "run/link_peers.hpp"
+#include "run/driver.hpp"
+#include "run/shared_workload.hpp"
 #include "transport/transport.hpp"
 
 namespace ferry {
@@ -44,24 +44,20 @@ topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const
 }
 
 int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
-  World& w = world();
-  const bool speaks = w.rank() == 0;  // one table, one file: rank 0's
-  std::ostream silent(nullptr);
-  std::ostream& shown = speaks ? out : silent;
-
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  const topo::TopoConfig config = make_config(*backend, o, w);
-  topo::validate(*backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
-  if (o.run.dry_run)
-    return dry_run_with_link_peers(*backend, o.profile_path, config.devices, w, true,
-                                   {"topo", topo::plan_run(*backend, w, backend->describe_machine(), config)}, shown);
-  Results results = start_results(*backend, command_line, shown);
-  // The direct topologies' peaks are set beside link's peer copies.
-  const LinkPeers peers = link_peers(*backend, results, o.profile_path, config.devices, w, o.run.quiet);
-
-  WorkloadResult result =
-      topo::run(*backend, w, results.machine, config, peers.peers, Progress("topo", speaks && !o.run.quiet));
-  return finish_on_rank_zero(w, results, std::move(result), o.run.outputs, out);
+  const Driver driver(o.run, command_line, out);
+  const topo::TopoConfig config = make_config(driver.backend(), o, driver.world());
+  World& w = driver.world();
+  topo::validate(driver.backend(), config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
+  return run_shared_workload(
+      driver, {.name = "topo",
+               .devices = config.devices,
+               .reads_link_peers = true,  // the direct topologies' peaks are set beside link's peer copies
+               .profile_path = o.profile_path,
+               .plan = [&] { return topo::plan_run(driver.backend(), w, driver.backend().describe_machine(), config); },
+               .run =
+                   [&](const Machine& machine, const LinkPeers& peers, const Progress& progress) {
+                     return topo::run(driver.backend(), w, machine, config, peers.peers, progress);
+                   }});
 }
 
 void add_topo_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,

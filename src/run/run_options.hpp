@@ -1,0 +1,36 @@
+#pragma once
+// The options every `ferry run WORKLOAD` takes, and the devices they name.
+// cli/run_options.hpp adds them to a command; run/driver.hpp runs with them.
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "run/run_results.hpp"
+#include "transport/world.hpp"
+
+namespace ferry {
+
+struct RunOptions {
+  std::string backend = "auto";
+  std::string device;   // one device, "0" when neither option is given
+  std::string devices;  // "0,1,2"
+  bool quick = false;
+  bool quiet = false;
+  bool dry_run = false;
+  OutputPaths outputs;  // --json, --csv
+};
+
+// The devices the options name: --devices, else --device, else 0.
+std::vector<int> selected_devices(const RunOptions& options);
+
+// The device of a workload that runs on one (`workload` names it in the
+// message when the options name several).
+int one_device(const RunOptions& options, const std::string& workload);
+
+// The devices of a run whose participants are devices (beff, topo). In one
+// process every device is one (all of them by default). Under mpirun each
+// rank takes one: --devices lists them per local rank, and without it local
+// rank k takes device k.
+std::vector<int> participant_devices(const Backend& backend, const RunOptions& options, const World& world);
+
+}  // namespace ferry
