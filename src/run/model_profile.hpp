@@ -7,9 +7,14 @@
 #include "backend/backend.hpp"
 #include "core/results.hpp"
 #include "model/profile.hpp"
-#include "run/dry_run.hpp"
 
 namespace ferry {
+
+// One device's ceilings, and where they came from.
+struct LinkCeilings {
+  model::DeviceProfile device;
+  std::string origin;  // "from the profile P.json" or "measured by link in this run"
+};
 
 class ModelProfile {
  public:
@@ -18,9 +23,7 @@ class ModelProfile {
 
   // The device's ceilings; measuring them adds link's rows to `results`.
   // Pageable copies are measured only for a workload that asks.
-  model::DeviceProfile for_device(Backend& backend, Results& results, int device, bool quiet,
-                                  bool with_pageable = false);
-  const std::string& origin() const { return origin_; }
+  LinkCeilings for_device(Backend& backend, Results& results, int device, bool quiet, bool with_pageable = false);
   // The profile file's contents; null when the ceilings are to be measured.
   const model::MachineProfile* file() const { return from_file_ ? &*from_file_ : nullptr; }
 
@@ -29,10 +32,5 @@ class ModelProfile {
   std::optional<model::MachineProfile> from_file_;
   std::string origin_ = "measured by link in this run";
 };
-
-// --dry-run of a workload whose model reads `ceilings`: link's steps that
-// for_device() would take (none when they come from a file), then the workload's.
-int dry_run_with_ceilings(Backend& backend, const ModelProfile& ceilings, int device, bool with_pageable,
-                          PlannedWorkload workload, std::ostream& out);
 
 }  // namespace ferry

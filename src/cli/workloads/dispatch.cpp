@@ -5,14 +5,14 @@
 #include <cstdlib>
 #include <memory>
 
-#include "backend/select.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "run/model_profile.hpp"
+#include "run/driver.hpp"
+#include "run/one_device_workload.hpp"
 
 namespace ferry {
 namespace {
@@ -48,24 +48,23 @@ dispatch::DispatchConfig make_config(const DispatchOptions& o) {
 int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   // Everything the user typed is checked before the backend starts or anything runs.
   dispatch::DispatchConfig config = make_config(o);
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  ModelProfile ceilings(o.profile_path);
-  if (o.run.dry_run) {
-    dispatch::validate(*backend, config);
-    return dry_run_with_ceilings(*backend, ceilings, config.device, config.uses(MemoryKind::pageable),
-                                 {"dispatch", dispatch::plan_run(config, backend->capabilities(),
-                                                                 backend->device_features(config.device))},
-                                 out);
-  }
-
-  Results results = start_results(*backend, command_line, out);
-  dispatch::validate(*backend, config);
-  const model::DeviceProfile profile =
-      ceilings.for_device(*backend, results, config.device, o.run.quiet, config.uses(MemoryKind::pageable));
-  config.profile_origin = ceilings.origin();
-
-  results.workloads.push_back(dispatch::run(*backend, config, profile, Progress("dispatch", !o.run.quiet)));
-  return finish_run(results, o.run.outputs, out);
+  const Driver driver(o.run, command_line, out);
+  return run_one_device_workload(driver,
+                                 {.name = "dispatch",
+                                  .device = config.device,
+                                  .profile_path = o.profile_path,
+                                  .with_pageable = config.uses(MemoryKind::pageable),
+                                  .validate = [&] { dispatch::validate(driver.backend(), config); },
+                                  .plan =
+                                      [&] {
+                                        return dispatch::plan_run(config, driver.backend().capabilities(),
+                                                                  driver.backend().device_features(config.device));
+                                      },
+                                  .run =
+                                      [&](const Machine&, const LinkCeilings& ceilings, const Progress& progress) {
+                                        config.profile_origin = ceilings.origin;
+                                        return dispatch::run(driver.backend(), config, ceilings.device, progress);
+                                      }});
 }
 
 void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,

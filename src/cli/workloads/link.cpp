@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <memory>
 
-#include "backend/select.hpp"
 #include "bench/link/link.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
@@ -13,6 +12,7 @@
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "run/driver.hpp"
 #include "run/dry_run.hpp"
 
 namespace ferry {
@@ -76,20 +76,19 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
 int run_link(const LinkOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   // Everything the user typed is checked before the backend starts or anything runs.
   if (!o.sizes.empty()) parse_byte_range(o.sizes);
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  const link::LinkConfig config = make_config(*backend, o);
-  link::validate(*backend, config);
-  if (o.run.dry_run) {
-    const Machine machine = backend->describe_machine();
-    return print_dry_run(machine, {{"link", link::plan_run(*backend, config)}},
-                         dry_run_pace(machine, nullptr, config.devices.front()), out);
-  }
+  const Driver driver(o.run, command_line, out);
+  const link::LinkConfig config = make_config(driver.backend(), o);
+  link::validate(driver.backend(), config);
+  if (o.run.dry_run)
+    return driver.dry_run([&](std::ostream& shown) {
+      const Machine machine = driver.backend().describe_machine();
+      return print_dry_run(machine, {{"link", link::plan_run(driver.backend(), config)}},
+                           dry_run_pace(machine, nullptr, config.devices.front()), shown);
+    });
 
-  Results results = start_results(*backend, command_line, out);
-
-  link::LinkOutcome outcome = link::run(*backend, results.machine, config, Progress("link", !o.run.quiet));
-  results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run.outputs, out);
+  Results results = driver.start();
+  link::LinkOutcome outcome = link::run(driver.backend(), results.machine, config, driver.progress("link"));
+  const int code = driver.finish(results, std::move(outcome.result));
 
   if (!o.profile_path.empty()) {
     if (code != 0) throw RuntimeFailure(fmt::format("verification FAILED: no profile written to '{}'", o.profile_path));

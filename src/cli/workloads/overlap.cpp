@@ -5,13 +5,13 @@
 #include <cstdlib>
 #include <memory>
 
-#include "backend/select.hpp"
 #include "bench/overlap/overlap.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
-#include "run/model_profile.hpp"
+#include "run/driver.hpp"
+#include "run/one_device_workload.hpp"
 
 namespace ferry {
 namespace {
@@ -60,25 +60,23 @@ overlap::OverlapConfig make_config(const Backend& backend, const OverlapOptions&
 }
 
 int run_overlap(const OverlapOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
-  // Everything the user typed is checked before the backend starts or anything runs.
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  overlap::OverlapConfig config = make_config(*backend, o);
-  ModelProfile ceilings(o.profile_path);
-  if (o.run.dry_run) {
-    overlap::validate(*backend, config);
-    return dry_run_with_ceilings(*backend, ceilings, config.device, config.host == MemoryKind::pageable,
-                                 {"overlap", overlap::plan_run(config)}, out);
-  }
-
-  Results results = start_results(*backend, command_line, out);
-  overlap::validate(*backend, config);
-  const model::DeviceProfile profile =
-      ceilings.for_device(*backend, results, config.device, o.run.quiet, config.host == MemoryKind::pageable);
-  config.profile_origin = ceilings.origin();
-
-  overlap::OverlapOutcome outcome = overlap::run(*backend, config, profile, Progress("overlap", !o.run.quiet));
-  results.workloads.push_back(std::move(outcome.result));
-  const int code = finish_run(results, o.run.outputs, out);
+  const Driver driver(o.run, command_line, out);
+  overlap::OverlapConfig config = make_config(driver.backend(), o);
+  overlap::OverlapOutcome outcome;
+  const int code =
+      run_one_device_workload(driver, {.name = "overlap",
+                                       .device = config.device,
+                                       .profile_path = o.profile_path,
+                                       .with_pageable = config.host == MemoryKind::pageable,
+                                       .validate = [&] { overlap::validate(driver.backend(), config); },
+                                       .plan = [&] { return overlap::plan_run(config); },
+                                       .run =
+                                           [&](const Machine&, const LinkCeilings& ceilings, const Progress& progress) {
+                                             config.profile_origin = ceilings.origin;
+                                             outcome =
+                                                 overlap::run(driver.backend(), config, ceilings.device, progress);
+                                             return std::move(outcome.result);
+                                           }});
   if (config.want_trace && !outcome.trace.boxes.empty()) {
     if (std::string why = save_output(o.trace_path, trace_to_json(outcome.trace), "trace", out); !why.empty())
       throw RuntimeFailure(why);

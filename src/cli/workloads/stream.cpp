@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "backend/select.hpp"
 #include "bench/stream/stream.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
@@ -17,7 +16,8 @@
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
-#include "run/model_profile.hpp"
+#include "run/driver.hpp"
+#include "run/one_device_workload.hpp"
 
 namespace ferry {
 namespace {
@@ -140,34 +140,24 @@ stream::Target make_target(const StreamOptions& o) {
 int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::string>& command_line, std::ostream& out) {
   // Everything the user typed is checked before the backend starts or anything runs.
   const stream::Target target = tuning ? make_target(o) : stream::Target{};
-  const std::unique_ptr<Backend> backend = make_backend(o.run.backend);
-  stream::StreamConfig config = make_config(*backend, o, tuning);
-  ModelProfile ceilings(o.profile_path);
-  if (o.run.dry_run) {
-    stream::validate(*backend, config);
-    return dry_run_with_ceilings(*backend, ceilings, config.device, false,
-                                 {tuning ? "tune stream" : "stream", stream::plan_run(config, backend->capabilities())},
-                                 out);
-  }
-
-  Results results = start_results(*backend, command_line, out);
-  stream::validate(*backend, config);
-
-  const model::DeviceProfile profile = ceilings.for_device(*backend, results, config.device, o.run.quiet);
-  config.profile_origin = ceilings.origin();
-
+  const Driver driver(o.run, command_line, out);
+  stream::StreamConfig config = make_config(driver.backend(), o, tuning);
   bool met = true;
-  {
-    const Progress progress(tuning ? "tune stream" : "stream", !o.run.quiet);  // its line is gone before the tables
-    if (tuning) {
-      stream::TuneOutcome outcome = stream::tune(*backend, results.machine, config, profile, target, progress);
-      met = outcome.met;
-      results.workloads.push_back(std::move(outcome.result));
-    } else {
-      results.workloads.push_back(stream::run(*backend, results.machine, config, profile, progress));
-    }
-  }
-  const int code = finish_run(results, o.run.outputs, out);
+  const int code = run_one_device_workload(
+      driver, {.name = tuning ? "tune stream" : "stream",
+               .device = config.device,
+               .profile_path = o.profile_path,
+               .validate = [&] { stream::validate(driver.backend(), config); },
+               .plan = [&] { return stream::plan_run(config, driver.backend().capabilities()); },
+               .run =
+                   [&](const Machine& machine, const LinkCeilings& ceilings, const Progress& progress) {
+                     config.profile_origin = ceilings.origin;
+                     if (!tuning) return stream::run(driver.backend(), machine, config, ceilings.device, progress);
+                     stream::TuneOutcome outcome =
+                         stream::tune(driver.backend(), machine, config, ceilings.device, target, progress);
+                     met = outcome.met;
+                     return std::move(outcome.result);
+                   }});
   if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);
   return code;
 }
