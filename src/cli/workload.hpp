@@ -28,6 +28,10 @@ struct Commands {
   const std::vector<std::string>& command_line;
   std::function<int()>& action;  // what the command the parser chose does
   std::ostream& out;             // the banner and tables
+
+  // What `command` does once the parser chooses it: `run` with the command line and `out`.
+  void on_chosen(CLI::App& command,
+                 std::function<int(const std::vector<std::string>& command_line, std::ostream& out)> run) const;
 };
 
 struct Workload {

@@ -10,6 +10,7 @@
 
 #include "backend/select.hpp"
 #include "bench/beff/beff.hpp"
+#include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -29,13 +30,7 @@ namespace {
 struct BeffOptions {
   RunOptions run;
   std::string transports = "all";
-  std::string max_size;
-  std::string min_time;
-  std::string repetitions;
-  std::string latency_size;
-  std::string sm_protocol;
-  std::string sm_teams;
-  std::string timeout;
+  ConfigOptions<beff::BeffConfig> config;
   std::string profile_path;
 };
 
@@ -46,17 +41,42 @@ transport::Options::SmProtocol parse_sm_protocol(const std::string& text) {
   throw UsageError(fmt::format("unknown --sm-protocol '{}': choose auto, ll or direct", text));
 }
 
+void add_beff_options(CLI::App& command, BeffOptions& o) {
+  add_run_options(command, o.run);
+  command.add_option("--transport", o.transports,
+                     fmt::format("transports to compare: all (default), or some of {}",
+                                 join(transport::all_kinds(), ",",
+                                      [](transport::Kind k) { return std::string(to_string(k)); })));
+  o.config.add(command, "--max-size",
+               "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21",
+               [](auto& c, const auto& text) { c.max_bytes = parse_bytes(text); });
+  o.config.add(command, "--min-time", "shortest measurement, for looplength's calibration (default 5ms)",
+               [](auto& c, const auto& text) { c.min_time_s = parse_duration(text); });
+  o.config.add(command, "--repetitions", "measurements per size; b(L) is the best (default 10)",
+               [](auto& c, const auto& text) { c.repetitions = parse_positive_int(text, "--repetitions"); });
+  o.config.add(command, "--latency-size", "the ping-pong message for one-way latency (default 8)",
+               [](auto& c, const auto& text) { c.latency_bytes = parse_bytes(text); });
+  o.config.add(command, "--sm-protocol",
+               "p2p-sm: auto (LL up to 512 KiB, direct above; default), ll or direct for every size",
+               [](auto& c, const auto& text) { c.transport.sm_protocol = parse_sm_protocol(text); });
+  o.config.add(command, "--sm-teams",
+               "p2p-sm: the most teams (thread blocks) one device moves a direct message with (default: one per "
+               "32 KiB, up to 128; at most what the device holds at once)",
+               [](auto& c, const auto& text) { c.transport.sm_teams = parse_positive_int(text, "--sm-teams"); });
+  o.config.add(command, "--timeout",
+               "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
+               "for twice this (at least 60 s) aborts every rank",
+               [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
+  command.add_option("--profile", o.profile_path,
+                     "machine profile (`ferry probe -o`) with peer figures for p2p-ce's model (default: measure "
+                     "them with link in this run)");
+}
+
 beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const World& w) {
   beff::BeffConfig c = beff::BeffConfig::defaults(backend.capabilities(), o.run.quick);
   c.transports = transport::parse_kinds(o.transports);
   c.devices = participant_devices(backend, o.run, w);
-  if (!o.max_size.empty()) c.max_bytes = parse_bytes(o.max_size);
-  if (!o.min_time.empty()) c.min_time_s = parse_duration(o.min_time);
-  if (!o.repetitions.empty()) c.repetitions = parse_positive_int(o.repetitions, "--repetitions");
-  if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
-  if (!o.sm_protocol.empty()) c.transport.sm_protocol = parse_sm_protocol(o.sm_protocol);
-  if (!o.sm_teams.empty()) c.transport.sm_teams = parse_positive_int(o.sm_teams, "--sm-teams");
-  if (!o.timeout.empty()) c.transport.timeout_s = parse_timeout(o.timeout, "--timeout");
+  o.config.apply(c);
   if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
   if (const char* corrupt = std::getenv(beff::corrupt_variable)) c.corrupt_bytes = parse_bytes(corrupt);
   if (const char* exit = std::getenv(beff::rank_exit_variable)) beff::parse_rank_exit(exit, c);
@@ -71,21 +91,24 @@ bool reads_link_peers(const beff::BeffConfig& config) {
 
 int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   const Driver driver(o.run, command_line, out);
-  beff::BeffConfig config = make_config(driver.backend(), o, driver.world());
+  Backend& backend = driver.backend();
+  beff::BeffConfig config = make_config(backend, o, driver.world());
   // Refused, as topo refuses, before anything is printed or measured.
   const int participants = beff::participants_of(driver.world(), config);
-  beff::validate(driver.backend(), config, participants);
-  return run_shared_workload(driver, {.name = "beff",
-                                      .devices = config.devices,
-                                      .reads_link_peers = reads_link_peers(config) || !o.profile_path.empty(),
-                                      .profile_path = o.profile_path,
-                                      .plan = [&] { return beff::plan_run(config, participants); },
-                                      .run =
-                                          [&](const Machine&, const LinkPeers& peers, const Progress& progress) {
-                                            config.profile_origin = peers.origin;
-                                            return beff::run(driver.backend(), driver.world(), config, peers.peers,
-                                                             progress);
-                                          }});
+  beff::validate(backend, config, participants);
+  const SharedWorkload workload{
+      .name = "beff",
+      .devices = config.devices,
+      .reads_link_peers = reads_link_peers(config) || !o.profile_path.empty(),
+      .profile_path = o.profile_path,
+      .plan = [&] { return beff::plan_run(config, participants); },
+      .run =
+          [&](const Machine&, const LinkPeers& peers, const Progress& progress) {
+            config.profile_origin = peers.origin;
+            return beff::run(backend, driver.world(), config, peers.peers, progress);
+          },
+  };
+  return run_shared_workload(driver, workload);
 }
 
 // The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.
@@ -202,10 +225,9 @@ int model_beff(const ModelOptions& o, const std::vector<std::string>& command_li
   }
 }
 
-void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::string>& command_line,
-                       std::function<int()>& action, std::ostream& out) {
+void add_beff_commands(const Commands& c) {
   auto o = std::make_shared<BeffOptions>();
-  CLI::App* command = run.add_subcommand("beff");  // described by the declaration's summary
+  CLI::App* command = c.run.add_subcommand("beff");  // described by the declaration's summary
   command->footer(
       "n devices form a ring; in each exchange every device sends a message to its right while it receives one from "
       "its left (ping-ping), looplength exchanges per measurement, looplength calibrated so that one lasts at least "
@@ -223,33 +245,11 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
       "the reason; fewer than 2 devices, or every transport skipped, is refused with exit 2. Beside each figure "
       "the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures (measured first), the others "
       "fitted to their own smallest and largest sizes; both residuals are printed.");
-  add_run_options(*command, o->run);
-  command->add_option("--transport", o->transports,
-                      fmt::format("transports to compare: all (default), or some of {}",
-                                  join(transport::all_kinds(), ",",
-                                       [](transport::Kind k) { return std::string(to_string(k)); })));
-  command->add_option("--max-size", o->max_size,
-                      "extend the sizes past 2 MiB, doubling up to this (e.g. 256MiB); b_eff stays over the 21");
-  command->add_option("--min-time", o->min_time, "shortest measurement, for looplength's calibration (default 5ms)");
-  command->add_option("--repetitions", o->repetitions, "measurements per size; b(L) is the best (default 10)");
-  command->add_option("--latency-size", o->latency_size, "the ping-pong message for one-way latency (default 8)");
-  command->add_option("--sm-protocol", o->sm_protocol,
-                      "p2p-sm: auto (LL up to 512 KiB, direct above; default), ll or direct for every size");
-  command->add_option("--sm-teams", o->sm_teams,
-                      "p2p-sm: the most teams (thread blocks) one device moves a direct message with (default: one "
-                      "per 32 KiB, up to 128; at most what the device holds at once)");
-  command->add_option("--timeout", o->timeout,
-                      "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no "
-                      "progress for twice this (at least 60 s) aborts every rank");
-  command->add_option("--profile", o->profile_path,
-                      "machine profile (`ferry probe -o`) with peer figures for p2p-ce's model (default: measure "
-                      "them with link in this run)");
-  command->callback([&action, &out, o, &command_line] {
-    action = [&out, o, &command_line] { return run_beff(*o, command_line, out); };
-  });
+  add_beff_options(*command, *o);
+  c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_beff(*o, command_line, out); });
 
   auto m = std::make_shared<ModelOptions>();
-  CLI::App* predict = model.add_subcommand("beff", "predict b_eff for rings larger than this machine, per transport");
+  CLI::App* predict = c.model.add_subcommand("beff", "predict b_eff for rings larger than this machine, per transport");
   predict->footer(
       "Scales each transport's measured terms (t_lat, B) to rings of --devices devices. Within a node every device "
       "keeps its own terms; a ring that spans nodes moves in lockstep, so the slowest hop (the network) sets every "
@@ -273,9 +273,7 @@ void add_beff_commands(CLI::App& run, CLI::App& model, const std::vector<std::st
                     "model a --profile results file even though some of its rows FAILED their check (refused "
                     "without it, exit 2): every printed line then begins [FAILED input], and the prediction's JSON "
                     "has input_verification FAILED in its config, a note, and \"from FAILED input\" on each row");
-  predict->callback([&action, &out, m, &command_line] {
-    action = [&out, m, &command_line] { return model_beff(*m, command_line, out); };
-  });
+  c.on_chosen(*predict, [m](const auto& command_line, auto& out) { return model_beff(*m, command_line, out); });
 }
 
 }  // namespace
@@ -294,7 +292,7 @@ Workload beff_workload() {
       .lists = {{"transports (--transport)",
                  names_of(beff::BeffConfig{}.transports, [](transport::Kind k) { return transport::to_string(k); })}},
       .runs_under_mpi = true,
-      .add_commands = [](const Commands& c) { add_beff_commands(c.run, c.model, c.command_line, c.action, c.out); },
+      .add_commands = add_beff_commands,
   };
 }
 

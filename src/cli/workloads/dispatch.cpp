@@ -7,6 +7,7 @@
 
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch.hpp"
+#include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -19,26 +20,36 @@ namespace {
 
 struct DispatchOptions {
   RunOptions run;
-  std::string keys;
-  std::string rungs;
-  std::string iterations;
-  std::string tile;
+  ConfigOptions<dispatch::DispatchConfig> config;
   std::string profile_path;
 };
 
+void add_dispatch_options(CLI::App& command, DispatchOptions& o) {
+  add_run_options(command, o.run);
+  o.config.add(command, "--keys",
+               "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)",
+               [](auto& c, const auto& text) { c.keys = parse_count_range(text, "--keys"); });
+  o.config.add(command, "--rungs",
+               "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
+               "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy,+cluster,+resident)",
+               [](auto& c, const auto& text) { c.rungs = dispatch::parse_rungs(text); });
+  o.config.add(command, "--tile",
+               "keys one team sorts on chip in +fused, +persistent, +zerocopy, +cluster and +resident, a power of "
+               "two (default 2048; at most the keys)",
+               [](auto& c, const auto& text) {
+                 const std::vector<std::uint64_t> tile = parse_count_range(text, "--tile");
+                 if (tile.size() != 1) throw UsageError(fmt::format("--tile {}: one tile size, not a sweep", text));
+                 c.tile = tile.front();
+               });
+  o.config.add(command, "--iterations", "timed iterations per rung after a warm-up (default 25; 20 with --quick)",
+               [](auto& c, const auto& text) { c.iterations = parse_positive_int(text, "--iterations"); });
+  add_ceilings_profile_option(command, o.profile_path);
+}
+
 dispatch::DispatchConfig make_config(const DispatchOptions& o) {
   dispatch::DispatchConfig c = dispatch::DispatchConfig::defaults(o.run.quick);
-  const std::vector<int> devices = selected_devices(o.run);
-  if (devices.size() != 1) throw UsageError("dispatch runs on one device: give --device N");
-  c.device = devices.front();
-  if (!o.keys.empty()) c.keys = parse_count_range(o.keys, "--keys");
-  if (!o.rungs.empty()) c.rungs = dispatch::parse_rungs(o.rungs);
-  if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
-  if (!o.tile.empty()) {
-    const std::vector<std::uint64_t> tile = parse_count_range(o.tile, "--tile");
-    if (tile.size() != 1) throw UsageError(fmt::format("--tile {}: one tile size, not a sweep", o.tile));
-    c.tile = tile.front();
-  }
+  c.device = one_device(o.run, "dispatch");
+  o.config.apply(c);
   // A row this run does not measure is refused by validate(), which knows what the device runs.
   if (const char* row = std::getenv(corrupt_output_variable); row && *row)
     c.corrupt_row = dispatch::parse_row_name(row);
@@ -49,28 +60,27 @@ int run_dispatch(const DispatchOptions& o, const std::vector<std::string>& comma
   // Everything the user typed is checked before the backend starts or anything runs.
   dispatch::DispatchConfig config = make_config(o);
   const Driver driver(o.run, command_line, out);
-  return run_one_device_workload(driver,
-                                 {.name = "dispatch",
-                                  .device = config.device,
-                                  .profile_path = o.profile_path,
-                                  .with_pageable = config.uses(MemoryKind::pageable),
-                                  .validate = [&] { dispatch::validate(driver.backend(), config); },
-                                  .plan =
-                                      [&] {
-                                        return dispatch::plan_run(config, driver.backend().capabilities(),
-                                                                  driver.backend().device_features(config.device));
-                                      },
-                                  .run =
-                                      [&](const Machine&, const LinkCeilings& ceilings, const Progress& progress) {
-                                        config.profile_origin = ceilings.origin;
-                                        return dispatch::run(driver.backend(), config, ceilings.device, progress);
-                                      }});
+  Backend& backend = driver.backend();
+  const OneDeviceWorkload workload{
+      .name = "dispatch",
+      .device = config.device,
+      .profile_path = o.profile_path,
+      .with_pageable = config.uses(MemoryKind::pageable),
+      .validate = [&] { dispatch::validate(backend, config); },
+      .plan =
+          [&] { return dispatch::plan_run(config, backend.capabilities(), backend.device_features(config.device)); },
+      .run =
+          [&](const Machine&, const LinkCeilings& ceilings, const Progress& progress) {
+            config.profile_origin = ceilings.origin;
+            return dispatch::run(backend, config, ceilings.device, progress);
+          },
+  };
+  return run_one_device_workload(driver, workload);
 }
 
-void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
-                          std::ostream& out) {
+void add_dispatch_command(const Commands& c) {
   auto o = std::make_shared<DispatchOptions>();
-  CLI::App* command = run.add_subcommand("dispatch");  // described by the declaration's summary
+  CLI::App* command = c.run.add_subcommand("dispatch");  // described by the declaration's summary
   command->footer(
       "Sorting 32768 keys with bitonic sort takes 120 dependent passes of a few microseconds each, so dispatching them "
       "costs more than their work. Each rung adds one change to the rung above: baseline (per kernel: create an "
@@ -88,24 +98,8 @@ void add_dispatch_command(CLI::App& run, const std::vector<std::string>& command
       "keys (duplicates included) every run, every output checked against std::sort. Beside each rung its model: "
       "kernels x launch cost + barriers x barrier cost + copies + each kernel's memory traffic at device copy rate, "
       "from link's ceilings.");
-  add_run_options(*command, o->run);
-  command->add_option(
-      "--keys", o->keys,
-      "keys to sort, a power of two, or a sweep such as 1K:16M:x4 (K and M count in 1024s; default 32768)");
-  command->add_option("--rungs", o->rungs,
-                      "rungs to run, e.g. baseline,+graph,+onchip (default: all: baseline,+prealloc,+nohostsync,+graph,"
-                      "+pinned,+pdl,+fused,+persistent,+onchip,+zerocopy,+cluster,+resident)");
-  command->add_option("--tile", o->tile,
-                      "keys one team sorts on chip in +fused, +persistent, +zerocopy, +cluster and +resident, a power "
-                      "of two (default 2048; at most the keys)");
-  command->add_option("--iterations", o->iterations,
-                      "timed iterations per rung after a warm-up (default 25; 20 with --quick)");
-  command->add_option(
-      "--profile", o->profile_path,
-      "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
-  command->callback([&action, &out, o, &command_line] {
-    action = [&out, o, &command_line] { return run_dispatch(*o, command_line, out); };
-  });
+  add_dispatch_options(*command, *o);
+  c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_dispatch(*o, command_line, out); });
 }
 
 }  // namespace
@@ -126,7 +120,7 @@ Workload dispatch_workload() {
                               "delta and model beside it",
                               keys, rungs.back(), rungs.size()),
       .lists = {{"rungs (--rungs)", rungs}},
-      .add_commands = [](const Commands& c) { add_dispatch_command(c.run, c.command_line, c.action, c.out); },
+      .add_commands = add_dispatch_command,
   };
 }
 

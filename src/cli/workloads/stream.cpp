@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/stream/stream.hpp"
+#include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -24,16 +25,8 @@ namespace {
 
 struct StreamOptions {
   RunOptions run;
-  std::string designs;
-  std::string total;
-  std::string chunks;
-  std::string depths;
-  std::string stages;
-  std::string flops_per_byte;
-  std::string iterations;
-  std::string teams;
+  ConfigOptions<stream::StreamConfig> config;
   std::string profile_path;
-  std::string timeout;
   std::string latency;     // tune only
   std::string throughput;  // tune only
 };
@@ -62,41 +55,57 @@ std::vector<std::uint64_t> tune_chunks() {
 
 void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   add_run_options(command, o.run);
-  command.add_option(
-      "--design", o.designs,
-      "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)");
-  command.add_option("--total", o.total,
-                     tuning ? "bytes in the stream (default 256M on a GPU)"
-                            : "bytes in the stream (default 1G on a GPU, 4M on the emulator)");
-  command.add_option("--chunks", o.chunks,
-                     tuning ? fmt::format("chunk sizes to search (default {} on a GPU)",
-                                          fmt::join(tune_chunk_ranges, " and "))
-                            : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M");
-  command.add_option("--depth", o.depths,
-                     tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
-                            : "chunks in flight at once, or a list to sweep (default 4)");
-  command.add_option("--stages", o.stages, "kernels a chunk passes through in pipeline and persistent (default 3)");
-  command.add_option("--flops-per-byte", o.flops_per_byte,
-                     "integer operations per input byte per stage, in steps of 0.5 (default 1): small keeps compute "
-                     "negligible, large makes it dominate");
-  command.add_option("--iterations", o.iterations,
-                     tuning ? "timed passes over the stream per configuration (default 1)"
-                            : "timed passes over the stream per configuration (default 3)");
-  command.add_option(
-      "--teams", o.teams,
-      "thread blocks of the persistent pipeline, each with every role, for a slice of every chunk (default: from the chunk)");
-  command.add_option("--timeout", o.timeout,
-                     "how long a wait may last before the run is called stuck (default 10s): a persistent, fused or "
-                     "pool team gives up after it and the host after twice it, naming who gave up");
-  command.add_option("--profile", o.profile_path,
-                     "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+  o.config.add(
+      command, "--design",
+      "offload, chunked, zerocopy, pipeline, persistent, graph, fused, pool, a comma list, or all (default all)",
+      [](auto& c, const auto& text) {
+        if (text == "all") return;
+        c.designs.clear();
+        for (std::string_view name : split(text, ',')) c.designs.push_back(stream::design_from_string(name));
+      });
+  o.config.add(command, "--total",
+               tuning ? "bytes in the stream (default 256M on a GPU)"
+                      : "bytes in the stream (default 1G on a GPU, 4M on the emulator)",
+               [](auto& c, const auto& text) { c.total_bytes = parse_bytes(text); });
+  o.config.add(command, "--chunks",
+               tuning
+                   ? fmt::format("chunk sizes to search (default {} on a GPU)", fmt::join(tune_chunk_ranges, " and "))
+                   : "chunk sweep, e.g. 4K:64M:x4 (default) or 64K,1M",
+               [](auto& c, const auto& text) {
+                 c.chunk_bytes = parse_byte_range(text);
+                 c.chunk_sweep_given = true;
+               });
+  o.config.add(command, "--depth",
+               tuning ? fmt::format("depths to search (default {})", fmt::join(tune_depths, ","))
+                      : "chunks in flight at once, or a list to sweep (default 4)",
+               [](auto& c, const auto& text) {
+                 c.depths.clear();
+                 for (std::string_view d : split(text, ',')) c.depths.push_back(parse_positive_int(d, "--depth"));
+               });
+  o.config.add(command, "--stages", "kernels a chunk passes through in pipeline and persistent (default 3)",
+               [](auto& c, const auto& text) { c.stages = parse_positive_int(text, "--stages"); });
+  o.config.add(command, "--flops-per-byte",
+               "integer operations per input byte per stage, in steps of 0.5 (default 1): small keeps compute "
+               "negligible, large makes it dominate",
+               [](auto& c, const auto& text) { c.flops_per_byte = parse_positive_number(text, "--flops-per-byte"); });
+  o.config.add(command, "--iterations",
+               tuning ? "timed passes over the stream per configuration (default 1)"
+                      : "timed passes over the stream per configuration (default 3)",
+               [](auto& c, const auto& text) { c.iterations = parse_positive_int(text, "--iterations"); });
+  o.config.add(command, "--teams",
+               "thread blocks of the persistent pipeline, each with every role, for a slice of every chunk (default: "
+               "from the chunk)",
+               [](auto& c, const auto& text) { c.persistent_teams = parse_positive_int(text, "--teams"); });
+  o.config.add(command, "--timeout",
+               "how long a wait may last before the run is called stuck (default 10s): a persistent, fused or pool "
+               "team gives up after it and the host after twice it, naming who gave up",
+               [](auto& c, const auto& text) { c.timeout_s = parse_timeout(text, "--timeout"); });
+  add_ceilings_profile_option(command, o.profile_path);
 }
 
 stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o, bool tuning) {
   stream::StreamConfig c = stream::StreamConfig::defaults(backend.capabilities(), o.run.quick);
-  const std::vector<int> devices = selected_devices(o.run);
-  if (devices.size() != 1) throw UsageError("stream runs on one device: give --device N");
-  c.device = devices.front();
+  c.device = one_device(o.run, "stream");
   if (tuning) {
     c.iterations = 1;
     c.depths = tune_depths;
@@ -105,24 +114,7 @@ stream::StreamConfig make_config(const Backend& backend, const StreamOptions& o,
       c.chunk_bytes = tune_chunks();
     }
   }
-  if (!o.designs.empty() && o.designs != "all") {
-    c.designs.clear();
-    for (std::string_view name : split(o.designs, ',')) c.designs.push_back(stream::design_from_string(name));
-  }
-  if (!o.total.empty()) c.total_bytes = parse_bytes(o.total);
-  if (!o.chunks.empty()) {
-    c.chunk_bytes = parse_byte_range(o.chunks);
-    c.chunk_sweep_given = true;
-  }
-  if (!o.depths.empty()) {
-    c.depths.clear();
-    for (std::string_view d : split(o.depths, ',')) c.depths.push_back(parse_positive_int(d, "--depth"));
-  }
-  if (!o.stages.empty()) c.stages = parse_positive_int(o.stages, "--stages");
-  if (!o.flops_per_byte.empty()) c.flops_per_byte = parse_positive_number(o.flops_per_byte, "--flops-per-byte");
-  if (!o.iterations.empty()) c.iterations = parse_positive_int(o.iterations, "--iterations");
-  if (!o.teams.empty()) c.persistent_teams = parse_positive_int(o.teams, "--teams");
-  if (!o.timeout.empty()) c.timeout_s = parse_timeout(o.timeout, "--timeout");
+  o.config.apply(c);
   if (const char* unseen = std::getenv(stream::unseen_flag_variable)) stream::parse_unseen_flag(unseen, c);
   if (const char* corrupt = std::getenv(corrupt_output_variable)) stream::parse_corrupt_output(corrupt, c);
   return c;
@@ -141,54 +133,52 @@ int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::strin
   // Everything the user typed is checked before the backend starts or anything runs.
   const stream::Target target = tuning ? make_target(o) : stream::Target{};
   const Driver driver(o.run, command_line, out);
-  stream::StreamConfig config = make_config(driver.backend(), o, tuning);
+  Backend& backend = driver.backend();
+  stream::StreamConfig config = make_config(backend, o, tuning);
   bool met = true;
-  const int code = run_one_device_workload(
-      driver, {.name = tuning ? "tune stream" : "stream",
-               .device = config.device,
-               .profile_path = o.profile_path,
-               .validate = [&] { stream::validate(driver.backend(), config); },
-               .plan = [&] { return stream::plan_run(config, driver.backend().capabilities()); },
-               .run =
-                   [&](const Machine& machine, const LinkCeilings& ceilings, const Progress& progress) {
-                     config.profile_origin = ceilings.origin;
-                     if (!tuning) return stream::run(driver.backend(), machine, config, ceilings.device, progress);
-                     stream::TuneOutcome outcome =
-                         stream::tune(driver.backend(), machine, config, ceilings.device, target, progress);
-                     met = outcome.met;
-                     return std::move(outcome.result);
-                   }});
+  const OneDeviceWorkload workload{
+      .name = tuning ? "tune stream" : "stream",
+      .device = config.device,
+      .profile_path = o.profile_path,
+      .validate = [&] { stream::validate(backend, config); },
+      .plan = [&] { return stream::plan_run(config, backend.capabilities()); },
+      .run =
+          [&](const Machine& machine, const LinkCeilings& ceilings, const Progress& progress) {
+            config.profile_origin = ceilings.origin;
+            if (!tuning) return stream::run(backend, machine, config, ceilings.device, progress);
+            stream::TuneOutcome outcome = stream::tune(backend, machine, config, ceilings.device, target, progress);
+            met = outcome.met;
+            return std::move(outcome.result);
+          },
+  };
+  const int code = run_one_device_workload(driver, workload);
   if (code == 0 && !met) return static_cast<int>(ExitCode::target_not_met);
   return code;
 }
 
-void add_stream_commands(CLI::App& run, CLI::App& tune, const std::vector<std::string>& command_line,
-                         std::function<int()>& action, std::ostream& out) {
-  auto options = std::make_shared<StreamOptions>();
-  CLI::App* command = run.add_subcommand("stream");  // described by the declaration's summary
+void add_stream_commands(const Commands& c) {
+  auto o = std::make_shared<StreamOptions>();
+  CLI::App* command = c.run.add_subcommand("stream");  // described by the declaration's summary
   command->footer(
       "A chunk's latency runs from its input being ready in host memory to its output being visible to the host "
       "(host steady clock); throughput is input bytes / wall time of the whole stream. The host keeps --depth chunks "
       "in flight and hands over the next as soon as one comes back. Every output word is checked against the host's "
       "own computation. Beside each figure, a model from link's ceilings: a latency lower bound and a throughput "
       "upper bound.");
-  add_stream_options(*command, *options, false);
-  command->callback([&action, &out, options, &command_line] {
-    action = [&out, options, &command_line] { return run_stream(*options, false, command_line, out); };
-  });
+  add_stream_options(*command, *o, false);
+  c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_stream(*o, false, command_line, out); });
 
-  auto tune_options = std::make_shared<StreamOptions>();
-  CLI::App* tuner = tune.add_subcommand("stream", "search design, chunk and depth for a latency or throughput target");
+  auto t = std::make_shared<StreamOptions>();
+  CLI::App* tuner =
+      c.tune.add_subcommand("stream", "search design, chunk and depth for a latency or throughput target");
   tuner->footer(
       "Measures every design x chunk x depth (on a shorter stream than `run`) and prints the configuration that meets "
       "the target with the best other figure: with --latency the most throughput, with --throughput the least latency. "
       "Exit code 4 when every configuration passed but none met the target.");
-  add_stream_options(*tuner, *tune_options, true);
-  tuner->add_option("--latency", tune_options->latency, "target median chunk latency, e.g. 20us");
-  tuner->add_option("--throughput", tune_options->throughput, "target throughput, e.g. 40GB/s");
-  tuner->callback([&action, &out, tune_options, &command_line] {
-    action = [&out, tune_options, &command_line] { return run_stream(*tune_options, true, command_line, out); };
-  });
+  add_stream_options(*tuner, *t, true);
+  tuner->add_option("--latency", t->latency, "target median chunk latency, e.g. 20us");
+  tuner->add_option("--throughput", t->throughput, "target throughput, e.g. 40GB/s");
+  c.on_chosen(*tuner, [t](const auto& command_line, auto& out) { return run_stream(*t, true, command_line, out); });
 }
 
 }  // namespace
@@ -203,7 +193,7 @@ Workload stream_workload() {
                   "a latency or throughput target",
       .lists = {{"designs (--design)",
                  names_of(stream::all_designs(), [](stream::Design d) { return stream::to_string(d); })}},
-      .add_commands = [](const Commands& c) { add_stream_commands(c.run, c.tune, c.command_line, c.action, c.out); },
+      .add_commands = add_stream_commands,
   };
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench/topo/topo.hpp"
+#include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -21,24 +22,45 @@ struct TopoOptions {
   RunOptions run;
   std::string topologies = "all";
   std::string transports;
-  std::string sizes;
-  std::string rounds;
-  std::string matrix_size;
-  std::string latency_size;
-  std::string timeout;
+  ConfigOptions<topo::TopoConfig> config;
   std::string profile_path;
 };
+
+void add_topo_options(CLI::App& command, TopoOptions& o) {
+  add_run_options(command, o.run);
+  command.add_option("--topology", o.topologies,
+                     fmt::format("all (default: every one the devices can form), or some of {}",
+                                 join(topo::all_topologies(), ",",
+                                      [](topo::Topology t) { return std::string(to_string(t)); })));
+  command.add_option("--transport", o.transports,
+                     fmt::format("the direct topologies' transports (default {}; those that cannot run here are "
+                                 "skipped with the reason)",
+                                 join(topo::TopoConfig{}.transports, ",",
+                                      [](transport::Kind k) { return std::string(transport::to_string(k)); })));
+  o.config.add(command, "--sizes",
+               "regular (powers of two, 1 KiB .. 256 MiB; default), irregular (odd sizes over the same range), or a "
+               "list or range, e.g. 1000,3KiB,1MiB or 4K:64M:x4",
+               [](auto& c, const auto& text) { c.sizes = topo::parse_sizes(text, c.sizes.back()); });
+  o.config.add(command, "--rounds", "rounds per size, each verified (default 100; fewer with --quick)",
+               [](auto& c, const auto& text) { c.rounds = parse_positive_int(text, "--rounds"); });
+  o.config.add(command, "--matrix-size", "the pairwise matrix's one-way message (default 256MiB)",
+               [](auto& c, const auto& text) { c.matrix_bytes = parse_bytes(text); });
+  o.config.add(command, "--latency-size", "the pairwise matrix's ping-pong message (default 8)",
+               [](auto& c, const auto& text) { c.latency_bytes = parse_bytes(text); });
+  o.config.add(command, "--timeout",
+               "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
+               "for twice this (at least 60 s) aborts every rank",
+               [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
+  command.add_option("--profile", o.profile_path,
+                     "machine profile (`ferry probe -o`) with link's peer copies (default: measure them in this run)");
+}
 
 topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const World& w) {
   topo::TopoConfig c = topo::TopoConfig::defaults(backend.capabilities(), o.run.quick);
   c.topologies = topo::parse_topologies(o.topologies);
   if (!o.transports.empty()) c.transports = transport::parse_kinds(o.transports);
   c.devices = participant_devices(backend, o.run, w);
-  if (!o.sizes.empty()) c.sizes = topo::parse_sizes(o.sizes, c.sizes.back());
-  if (!o.rounds.empty()) c.rounds = parse_positive_int(o.rounds, "--rounds");
-  if (!o.matrix_size.empty()) c.matrix_bytes = parse_bytes(o.matrix_size);
-  if (!o.latency_size.empty()) c.latency_bytes = parse_bytes(o.latency_size);
-  if (!o.timeout.empty()) c.transport.timeout_s = parse_timeout(o.timeout, "--timeout");
+  o.config.apply(c);
   if (const char* corrupt = std::getenv(topo::corrupt_variable)) topo::parse_corruption(corrupt, c);
   return c;
 }
@@ -46,24 +68,24 @@ topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const
 int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   const Driver driver(o.run, command_line, out);
   const topo::TopoConfig config = make_config(driver.backend(), o, driver.world());
+  Backend& backend = driver.backend();
   World& w = driver.world();
-  topo::validate(driver.backend(), config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
-  return run_shared_workload(
-      driver, {.name = "topo",
-               .devices = config.devices,
-               .reads_link_peers = true,  // the direct topologies' peaks are set beside link's peer copies
-               .profile_path = o.profile_path,
-               .plan = [&] { return topo::plan_run(driver.backend(), w, driver.backend().describe_machine(), config); },
-               .run =
-                   [&](const Machine& machine, const LinkPeers& peers, const Progress& progress) {
-                     return topo::run(driver.backend(), w, machine, config, peers.peers, progress);
-                   }});
+  topo::validate(backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
+  const SharedWorkload workload{
+      .name = "topo",
+      .devices = config.devices,
+      .reads_link_peers = true,  // the direct topologies' peaks are set beside link's peer copies
+      .profile_path = o.profile_path,
+      .plan = [&] { return topo::plan_run(backend, w, backend.describe_machine(), config); },
+      .run = [&](const Machine& machine, const LinkPeers& peers,
+                 const Progress& progress) { return topo::run(backend, w, machine, config, peers.peers, progress); },
+  };
+  return run_shared_workload(driver, workload);
 }
 
-void add_topo_command(CLI::App& run, const std::vector<std::string>& command_line, std::function<int()>& action,
-                      std::ostream& out) {
+void add_topo_command(const Commands& c) {
   auto o = std::make_shared<TopoOptions>();
-  CLI::App* command = run.add_subcommand("topo");  // described by the declaration's summary
+  CLI::App* command = c.run.add_subcommand("topo");  // described by the declaration's summary
   command->footer(
       "Topologies: pair (two devices over their direct link, one way and both ways at once), ring (every device sends "
       "right and receives from the left at once), fully-connected (every device exchanges with every other at once), "
@@ -78,30 +100,8 @@ void add_topo_command(CLI::App& run, const std::vector<std::string>& command_lin
       "64 MiB) and, for direct ones, beside link's peer copies measured in the same run and the fastest NCCL variant "
       "(vs best NCCL). Direct transports drive every device from one process (p2p-ce, p2p-sm, the NCCL variants) or "
       "take one rank per device under mpirun (the NCCL variants, mpi-cuda): `mpirun -np N ferry run topo`.");
-  add_run_options(*command, o->run);
-  command->add_option("--topology", o->topologies,
-                      fmt::format("all (default: every one the devices can form), or some of {}",
-                                  join(topo::all_topologies(), ",",
-                                       [](topo::Topology t) { return std::string(to_string(t)); })));
-  command->add_option("--transport", o->transports,
-                      fmt::format("the direct topologies' transports (default {}; those that cannot run here are "
-                                  "skipped with the reason)",
-                                  join(topo::TopoConfig{}.transports, ",",
-                                       [](transport::Kind k) { return std::string(transport::to_string(k)); })));
-  command->add_option("--sizes", o->sizes,
-                      "regular (powers of two, 1 KiB .. 256 MiB; default), irregular (odd sizes over the same range), "
-                      "or a list or range, e.g. 1000,3KiB,1MiB or 4K:64M:x4");
-  command->add_option("--rounds", o->rounds, "rounds per size, each verified (default 100; fewer with --quick)");
-  command->add_option("--matrix-size", o->matrix_size, "the pairwise matrix's one-way message (default 256MiB)");
-  command->add_option("--latency-size", o->latency_size, "the pairwise matrix's ping-pong message (default 8)");
-  command->add_option("--timeout", o->timeout,
-                      "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no "
-                      "progress for twice this (at least 60 s) aborts every rank");
-  command->add_option("--profile", o->profile_path,
-                      "machine profile (`ferry probe -o`) with link's peer copies (default: measure them in this run)");
-  command->callback([&action, &out, o, &command_line] {
-    action = [&out, o, &command_line] { return run_topo(*o, command_line, out); };
-  });
+  add_topo_options(*command, *o);
+  c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_topo(*o, command_line, out); });
 }
 
 }  // namespace
@@ -123,7 +123,7 @@ Workload topo_workload() {
                 {"direct transports (--transport)",
                  names_of(direct, [](transport::Kind k) { return transport::to_string(k); })}},
       .runs_under_mpi = true,
-      .add_commands = [](const Commands& c) { add_topo_command(c.run, c.command_line, c.action, c.out); },
+      .add_commands = add_topo_command,
   };
 }
 
