@@ -5,22 +5,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
-#include <sstream>
-#include <string_view>
 
-#include "backend/select.hpp"
 #include "bench/beff/beff.hpp"
 #include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
-#include "core/check.hpp"
 #include "core/error.hpp"
-#include "core/results_json.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
-#include "model/beff_model.hpp"
-#include "model/profile.hpp"
-#include "run/beff_prediction.hpp"
 #include "run/driver.hpp"
+#include "run/model_beff.hpp"
 #include "run/shared_workload.hpp"
 #include "transport/transport.hpp"
 
@@ -111,120 +104,6 @@ int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line,
   return run_shared_workload(driver, workload);
 }
 
-// The network when none is given: 50 GB/s a direction is one 400 Gb/s NIC per GPU.
-constexpr const char* default_network_bandwidth = "50GB/s";
-constexpr const char* default_network_latency = "3us";
-
-struct ModelOptions {
-  std::string devices = "8,64,512";
-  std::string per_node = "8";
-  std::string network_bandwidth = default_network_bandwidth;
-  std::string network_latency = default_network_latency;
-  std::string profile_path;
-  std::string json_path;
-  std::string backend = "auto";
-  bool quiet = false;
-  bool allow_failed = false;
-};
-
-// Begins every line printed of a prediction from a file that failed verification.
-constexpr std::string_view failed_input_marker = "[FAILED input] ";
-
-// The network's figures as the note gives them: the values used, and where they came from.
-std::string network_in_words(const ModelOptions& o, const model::LinkTerms& network) {
-  const bool default_bandwidth = network.bandwidth_Bps == parse_rate(default_network_bandwidth);
-  const bool default_latency = network.latency_s == parse_duration(default_network_latency);
-  const std::string bandwidth = default_bandwidth
-                                    ? fmt::format("{:.3g} GB/s a direction, the default: one 400 Gb/s NIC per GPU",
-                                                  to_GBps(network.bandwidth_Bps))
-                                    : fmt::format("{:.3g} GB/s a direction from --network-bandwidth {}",
-                                                  to_GBps(network.bandwidth_Bps), o.network_bandwidth);
-  const std::string latency = default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
-                                              : fmt::format("{:.3g} us a hop from --network-latency {}",
-                                                            to_us(network.latency_s), o.network_latency);
-  return bandwidth + ", and " + latency;
-}
-
-// Every non-empty line begins with the marker, and the status line, which says
-// only that no prediction row failed, says what the prediction rests on instead.
-std::string marked_as_failed_input(const std::string& text, const std::string& status_line,
-                                   const std::string& status_instead) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    const bool ends_line = end != std::string::npos;
-    if (!ends_line) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    if (!line.empty()) out += std::string(failed_input_marker) + (line == status_line ? status_instead : line);
-    if (ends_line) out += '\n';
-    start = end + 1;
-  }
-  return out;
-}
-
-int model_beff(const ModelOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
-  std::vector<int> rings;
-  for (std::uint64_t n : parse_count_range(o.devices, "--devices")) {
-    if (n < 2 || n > (1u << 20)) throw UsageError(fmt::format("--devices: a ring has 2 to 1048576 devices, not {}", n));
-    rings.push_back(static_cast<int>(n));
-  }
-  const int per_node = parse_positive_int(o.per_node, "--per-node");
-  const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
-
-  model::TransportTerms terms;
-  Results results;
-  bool input_passed = true;
-  if (!o.profile_path.empty()) {
-    terms = model::read_transport_terms(o.profile_path);
-    input_passed = checked("model.input", terms.input_passed());
-    if (!input_passed && !o.allow_failed)
-      throw UsageError(fmt::format("'{}' failed verification, so its terms may rest on data that arrived wrong: {}. "
-                                   "Rerun `ferry run beff --json`, or give --allow-failed to model it anyway",
-                                   o.profile_path, failures_in_words(terms)));
-    results.machine.backend = "model";
-  } else {
-    // No file: measure this machine's terms with a quick beff run first.
-    const std::unique_ptr<Backend> backend = make_backend(o.backend);
-    if (backend->device_count() < 2)
-      throw UsageError(fmt::format("without --profile, `ferry model beff` measures this machine's terms with a quick "
-                                   "beff run, which needs 2 or more devices and this machine has {}: give --profile "
-                                   "FILE, the results of `ferry run beff --json FILE` on a machine with two (or of "
-                                   "mpirun -np 2 ferry run beff)",
-                                   backend->device_count()));
-    results = start_results(*backend, command_line, out);
-    terms = measure_transport_terms(*backend, results, o.quiet);
-  }
-  results.ferry_version = FERRY_VERSION;
-  results.created_utc = utc_now_iso8601();
-  results.command_line = command_line;
-
-  WorkloadResult prediction = predict_larger_rings(terms, {rings, per_node, network, network_in_words(o, network)},
-                                                   input_passed ? "" : o.profile_path);
-  const std::string status_line = prediction.workload + ": PASSED";
-  const std::string status_instead =
-      fmt::format("{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction",
-                  prediction.workload, o.profile_path,
-                  terms.failed_rows.empty()
-                      ? std::string("its run")
-                      : fmt::format("{} row{}", terms.failed_rows.size(), terms.failed_rows.size() == 1 ? "" : "s"));
-  results.workloads.push_back(std::move(prediction));
-  OutputPaths written;
-  written.json_path = o.json_path;
-  if (input_passed) return finish_run(results, written, out);
-
-  std::ostringstream printed;
-  const auto flush_marked = [&] { out << marked_as_failed_input(printed.str(), status_line, status_instead); };
-  try {
-    const int code = finish_run(results, written, printed);
-    flush_marked();
-    return code;
-  } catch (...) {
-    flush_marked();
-    throw;
-  }
-}
-
 void add_beff_commands(const Commands& c) {
   auto o = std::make_shared<BeffOptions>();
   CLI::App* command = c.run.add_subcommand("beff");  // described by the declaration's summary
@@ -248,7 +127,7 @@ void add_beff_commands(const Commands& c) {
   add_beff_options(*command, *o);
   c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_beff(*o, command_line, out); });
 
-  auto m = std::make_shared<ModelOptions>();
+  auto m = std::make_shared<ModelBeffOptions>();
   CLI::App* predict = c.model.add_subcommand("beff", "predict b_eff for rings larger than this machine, per transport");
   predict->footer(
       "Scales each transport's measured terms (t_lat, B) to rings of --devices devices. Within a node every device "

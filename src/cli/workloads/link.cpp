@@ -10,11 +10,11 @@
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
-#include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "run/driver.hpp"
 #include "run/dry_run.hpp"
+#include "run/run_results.hpp"
 
 namespace ferry {
 namespace {

@@ -13,6 +13,7 @@
 #include "core/units.hpp"
 #include "run/driver.hpp"
 #include "run/one_device_workload.hpp"
+#include "run/run_results.hpp"
 
 namespace ferry {
 namespace {

@@ -14,7 +14,6 @@
 #include "cli/run_options.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
-#include "core/table.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "run/driver.hpp"
