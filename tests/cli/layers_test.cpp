@@ -68,5 +68,32 @@ TEST(Layers, NoFileUnderSrcIncludesALayerAboveItsOwn) {
   EXPECT_GT(files, 100);
 }
 
+// cli/ reaches bench/ through run/ (the driver a workload's declaration hands
+// its config to); a declaration cli/workloads/NAME.cpp includes its own
+// workload's bench/NAME/NAME.hpp and nothing else of bench/.
+TEST(Layers, CliIncludesNoBenchHeaderButEachWorkloadDeclarationItsOwn) {
+  const fs::path cli = fs::path(FERRY_SOURCE_DIR) / "src" / "cli";
+  const std::regex bench_include(R"re(^\s*#\s*include\s*"(bench/[^"]*)")re");
+  int files = 0;
+  for (const auto& file : fs::recursive_directory_iterator(cli)) {
+    if (!file.is_regular_file()) continue;
+    ++files;
+    const fs::path relative = fs::relative(file.path(), cli);
+    const std::string name = relative.stem().string();
+    const std::string own = relative.parent_path() == "workloads" ? "bench/" + name + "/" + name + ".hpp" : "";
+    std::ifstream in(file.path());
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      std::smatch m;
+      if (std::regex_search(line, m, bench_include) && m[1] != own)
+        ADD_FAILURE() << "src/cli/" << relative.string() << ":" << number << " includes " << m[1]
+                      << ": cli/ reaches bench/ through run/, and a workload's declaration includes only its own "
+                      << "bench/NAME/NAME.hpp";
+    }
+  }
+  EXPECT_GT(files, 10);
+}
+
 }  // namespace
 }  // namespace ferry

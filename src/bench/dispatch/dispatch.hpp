@@ -1,6 +1,7 @@
 #pragma once
 // `ferry run dispatch`: a bitonic sort of many small dependent kernels, timed
 // down a ladder of dispatch optimizations, each rung beside its model.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ struct DispatchConfig {
   static DispatchConfig defaults(bool quick);
   bool uses(MemoryKind host) const;  // does any selected rung copy through this host memory?
 };
+
+// The dependent passes of a bitonic sort of `keys` keys, a kernel each at the
+// baseline rung: 120 for 32768 (bitonic.hpp).
+std::size_t pass_count(std::uint64_t keys);
 
 // Every rung's samples, in the run and in its plan: `iterations` after 3 warm-ups.
 Repeat sort_repeat(int iterations);

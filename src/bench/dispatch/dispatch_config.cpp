@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -22,6 +23,8 @@ DispatchConfig DispatchConfig::defaults(bool quick) {
 bool DispatchConfig::uses(MemoryKind host) const {
   return std::any_of(rungs.begin(), rungs.end(), [&](Rung r) { return plan(r).host == host; });
 }
+
+std::size_t pass_count(std::uint64_t keys) { return bitonic_passes(keys).size(); }
 
 std::string copies_row_name(MemoryKind host) { return fmt::format("{}-copies", to_string(host)); }
 

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <memory>
 
-#include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch.hpp"
 #include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
@@ -114,7 +113,7 @@ Workload dispatch_workload() {
       .name = "dispatch",
       .summary = fmt::format("{} dependent kernels (bitonic sort) and the ladder of dispatch optimizations that "
                              "removes their cost",
-                             dispatch::bitonic_passes(keys).size()),
+                             dispatch::pass_count(keys)),
       .measures = fmt::format("H2D + sort + D2H of {} keys (or a --keys sweep) per rung, from a baseline with a host "
                               "wait per kernel to {} ({} rungs); every output checked against std::sort, each rung's "
                               "delta and model beside it",
