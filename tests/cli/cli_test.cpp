@@ -20,13 +20,6 @@
 namespace ferry {
 namespace {
 
-// A fast emulated link run; the test adds what it is about.
-std::vector<std::string> quick_link(std::vector<std::string> more) {
-  std::vector<std::string> args = {"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200"};
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 void expect_bad_input(const Outcome& o, const std::string& message) {
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_NE(o.err.find(message), std::string::npos) << "stderr was: " << o.err;

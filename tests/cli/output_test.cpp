@@ -61,12 +61,6 @@ class WorkingFolder {
   fs::path before_;
 };
 
-std::vector<std::string> quick_link(std::vector<std::string> more) {
-  std::vector<std::string> args = {"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200"};
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 fs::file_type type_of(const std::string& path) { return fs::symlink_status(path).type(); }

@@ -19,4 +19,11 @@ inline Outcome ferry(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
+// A fast emulated link run; the test adds what it is about.
+inline std::vector<std::string> quick_link(std::vector<std::string> more) {
+  std::vector<std::string> args = {"run", "link", "--backend", "emu", "--quick", "--quiet", "--round-trips", "200"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 }  // namespace ferry
