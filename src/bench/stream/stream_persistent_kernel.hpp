@@ -70,7 +70,7 @@ constexpr int warp_threads_of() {
 // device memory, between teams of each role, cost each hand-off a round trip
 // to L2 and left a role's teams drifting apart: on an H100, 256 KiB chunks
 // took 35-42 us at depth 1 and 37-40 at depth 2 that way, against fused's 15
-// and 21 in the same calls; this way 17-19 and 23-26
+// and 21 in the same runs; this way 17-19 and 23-26
 // (docs/stream.md, "What was tried").
 //
 // A chunk with no quads for this team (a short last chunk) still sends one

@@ -69,7 +69,7 @@ link::LinkConfig make_config(const Backend& backend, const LinkOptions& o) {
 }
 
 int run_link(const LinkOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
-  // Everything the user typed is checked before the backend starts or anything runs.
+  // The sizes need no device: a malformed one is refused before the backend starts, the rest before anything runs.
   if (!o.sizes.empty()) parse_byte_range(o.sizes);
   const Driver driver(o.run, command_line, out);
   Backend& backend = driver.backend();

@@ -129,7 +129,7 @@ stream::Target make_target(const StreamOptions& o) {
 }
 
 int run_stream(const StreamOptions& o, bool tuning, const std::vector<std::string>& command_line, std::ostream& out) {
-  // Everything the user typed is checked before the backend starts or anything runs.
+  // The target needs no device: a malformed one is refused before the backend starts, the rest before anything runs.
   const stream::Target target = tuning ? make_target(o) : stream::Target{};
   const Driver driver(o.run, command_line, out);
   Backend& backend = driver.backend();
