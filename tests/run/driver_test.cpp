@@ -12,26 +12,15 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "run/echo_run.hpp"  // tests/run
 
 namespace ferry {
 // Its own namespace: a unity build compiles the run tests together, and their helpers share names.
 namespace driver_test {
 namespace {
 
-RunOptions on_the_emulator() {
-  RunOptions options;
-  options.backend = "emu";
-  options.quiet = true;
-  return options;
-}
-
-WorkloadResult one_row(Check check) {
-  WorkloadResult result{.workload = "echo", .sections = {{"echo", "echo"}}};
-  Row row{.section = "echo", .params = {{"bytes", std::int64_t{1024}}}, .check = check};
-  row.set_samples({1e-6, 2e-6, 3e-6});
-  result.rows.push_back(std::move(row));
-  return result;
-}
+using echo_run::on_the_emulator;
+using echo_run::one_row;
 
 TEST(Driver, InOneProcessThisProcessIsRankZeroAlone) {
   std::ostringstream out;

@@ -11,19 +11,15 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "run/echo_run.hpp"  // tests/run
 
 namespace ferry {
 // Its own namespace: a unity build compiles the run tests together, and their helpers share names.
 namespace one_device_workload_test {
 namespace {
 
-RunOptions on_the_emulator(bool dry_run = false) {
-  RunOptions options;
-  options.backend = "emu";
-  options.quiet = true;
-  options.dry_run = dry_run;
-  return options;
-}
+using echo_run::on_the_emulator;
+using echo_run::one_row;
 
 // A workload of one step on device 0, whose run says what it was given.
 struct Echo {
@@ -46,11 +42,7 @@ struct Echo {
             [this](const Machine&, const LinkCeilings& given, const Progress&) {
               ran = true;
               ceilings = given;
-              WorkloadResult result{.workload = "echo", .sections = {{"echo", "echo"}}};
-              Row row{.section = "echo", .params = {{"bytes", std::int64_t{1024}}}, .check = Check::passed};
-              row.set_samples({1e-6});
-              result.rows.push_back(std::move(row));
-              return result;
+              return one_row();
             },
     };
   }
