@@ -25,15 +25,17 @@ void DoorbellRing::map_flags(std::uint64_t done_per_slot) {
 Pass DoorbellRing::run(std::uint64_t chunks, std::string_view design,
                        const std::function<std::string(std::uint64_t)>& failure_text) {
   const FlagWords host = flags_->host();
-  ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, slots_, *stream_);
+  const int slots = slots_;
+  const std::uint64_t done_per_slot = done_per_slot_;
+  const double timeout_s = 2 * config_.timeout_s;
+  ShutdownOnExit shutdown = shutdown_by_doorbells(host.doorbells, slots, *stream_);
   Pass pass = closed_loop(
-      chunks, static_cast<std::uint64_t>(slots_),
-      [&](std::uint64_t c) { store_release_system(host.doorbells + (c % slots_) * flag_stride, c + 1); },
+      chunks, static_cast<std::uint64_t>(slots),
+      [&](std::uint64_t c) { store_release_system(host.doorbells + (c % slots) * flag_stride, c + 1); },
       [&](std::uint64_t c) {
-        const std::uint64_t* flags_of_slot = host.done + (c % slots_) * done_per_slot_ * flag_stride;
-        for (std::uint64_t f = 0; f < done_per_slot_; ++f)
-          wait_for_flag(flags_of_slot + f * flag_stride, c + 1, 2 * config_.timeout_s, design, c, host.failures,
-                        failure_text);
+        const std::uint64_t* flags_of_slot = host.done + (c % slots) * done_per_slot * flag_stride;
+        for (std::uint64_t f = 0; f < done_per_slot; ++f)
+          wait_for_flag(flags_of_slot + f * flag_stride, c + 1, timeout_s, design, c, host.failures, failure_text);
       });
   shutdown.now();
   return pass;
