@@ -32,7 +32,7 @@ NcclPair pair_at(double share) {
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(DoctorNccl, TheHealthyH200ShareIsOk) {
-  // docs/results/beff-h200x2.txt: 203.2 / 337.9 GB/s at 2 MiB.
+  // The healthy pair in docs/results/beff-h200x2.txt as committed in f1ccb97: 203.2 / 337.9 GB/s at 2 MiB.
   const std::vector<Finding> f = judge_nccl({pair_at(203.2 / 337.9)}, {});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].check, "nccl vs p2p-ce at 2 MiB");
