@@ -91,7 +91,9 @@ def has_tests(name: str) -> bool:
 
 
 def builds_its_tests(name: str) -> bool:
-    listed = block(read("tests/CMakeLists.txt"), "add_executable(ferry_tests", ")")
+    cmake = read("tests/CMakeLists.txt")
+    # ferry_tests is built from the two lists: the threaded tests (all the TSan build compiles) and the others.
+    listed = block(cmake, "set(threaded_test_sources", ")") + block(cmake, "set(other_test_sources", ")")
     return re.search(rf"^\s+bench/{name}_test\.cpp$", listed, re.M) is not None
 
 
@@ -152,7 +154,7 @@ PLACES = [
     Place("src/bench/", "the folder NAME/", has_bench_folder),
     Place("python/ferry/sections/", "a module declaring WORKLOAD = \"NAME\"", has_section),
     Place("tests/bench/", "NAME_test.cpp with its TESTs", has_tests),
-    Place("tests/CMakeLists.txt's ferry_tests", "the line bench/NAME_test.cpp", builds_its_tests),
+    Place("tests/CMakeLists.txt's ferry_tests", "the line bench/NAME_test.cpp in threaded_test_sources or other_test_sources", builds_its_tests),
     Place("tests/CMakeLists.txt's emulator runs", 'an add_test NameOnTheEmulator expecting "NAME: PASSED" of '
           "`ferry run NAME`", runs_on_the_emulator_in_ctest),
     Place("python/tests/conftest.py's RUNS", '"NAME": ["run", "NAME", ...]', runs_on_the_emulator_in_pytest),
