@@ -49,9 +49,10 @@ for name in $names; do
     exit 1
   fi
   log="$PWD/$build/mutation-$name.log"
-  (cd "$build" && FERRY_FORCE_PASS=$name ctest -j"$(nproc)" --timeout 900 -R "$selection" > "$log" 2>&1) || true
+  # Until the first failure: a check the tests hold costs its first red test, not the whole selection.
+  (cd "$build" && FERRY_FORCE_PASS=$name ctest -j"$(nproc)" --timeout 900 --stop-on-failure -R "$selection" > "$log" 2>&1) || true
   # ctest's own summary, so that a step that broke for another reason is not taken for a caught mutation.
-  failed=$(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of [0-9]*$/\1/p' "$log")
+  failed=$(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests\{0,1\} failed out of [0-9]*$/\1/p' "$log")
   if [ -z "$failed" ]; then
     tail -20 "$log" >&2
     echo "mutation: ctest gave no summary for '$name' (log: $log)" >&2
@@ -60,7 +61,7 @@ for name in $names; do
     echo "mutation: with '$name' forced to pass, all $count tests matching '$selection' still passed" >&2
     status=1
   else
-    echo "mutation: '$name' forced to pass: $failed of $count tests failed, as they must"
+    echo "mutation: '$name' forced to pass: a test failed, as one must ($failed of the $count matching when ctest stopped)"
   fi
 done
 exit $status
