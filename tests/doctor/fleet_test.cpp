@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "doctor/faults.hpp"
 #include "doctor/fleet_report.hpp"
+#include "doctor/healthy_inputs.hpp"
 
 namespace ferry::doctor {
 // Its own namespace: a unity build compiles the doctor tests together, and their helpers share names.
@@ -19,29 +20,7 @@ namespace {
 
 constexpr double GB = 1e9;
 
-// `ranks` H100s, two a host, with docs/results/link-h100.txt's figures, and the
-// ring's pairs at 20 GB/s within a host and 12 GB/s between hosts.
-FleetInputs healthy(int ranks) {
-  FleetInputs in{.pair_bytes = 64ull << 20, .gpu_timings = true};
-  for (int r = 0; r < ranks; ++r)
-    in.ranks.push_back({.rank = r,
-                        .host = "node" + std::to_string(r / 2),
-                        .device = r % 2,
-                        .gpu = "NVIDIA H100 80GB HBM3",
-                        .h2d_Bps = 53.5 * GB + r * 0.1 * GB,
-                        .d2h_Bps = 54.7 * GB,
-                        .both_ways_Bps = 91.0 * GB,
-                        .device_copy_Bps = 1486 * GB});
-  for (int r = 0; r < ranks; ++r) {
-    PairTiming p{.from = r, .to = (r + 1) % ranks, .intact = true};
-    p.from_host = in.ranks[p.from].host;
-    p.to_host = in.ranks[p.to].host;
-    const double rate = p.from_host == p.to_host ? 20 * GB : 12 * GB;
-    p.seconds = {in.pair_bytes / rate, in.pair_bytes / rate * 1.01, in.pair_bytes / rate * 0.99};
-    in.pairs.push_back(p);
-  }
-  return in;
-}
+using test_inputs::healthy_fleet;
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& check, const std::string& subject) {
   for (const Finding& f : findings)
@@ -55,7 +34,7 @@ int count(const std::vector<Finding>& findings, Verdict v) {
 }
 
 TEST(DoctorFleet, AHealthyFleetIsOkAndGivesItsLowestRankAndSlowestPairs) {
-  const std::vector<Finding> findings = judge_fleet(healthy(8));
+  const std::vector<Finding> findings = judge_fleet(healthy_fleet(8));
   EXPECT_EQ(count(findings, Verdict::warn) + count(findings, Verdict::fail), 0);
   const Finding* h2d = find(findings, "fleet pinned h2d", "8 x NVIDIA H100 80GB HBM3");
   ASSERT_NE(h2d, nullptr);
@@ -74,7 +53,7 @@ TEST(DoctorFleet, AHealthyFleetIsOkAndGivesItsLowestRankAndSlowestPairs) {
 }
 
 TEST(DoctorFleet, ARankBelowTheFleetsMedianIsNamedWithTheArithmetic) {
-  FleetInputs in = healthy(8);
+  FleetInputs in = healthy_fleet(8);
   in.ranks[5].d2h_Bps = 40 * GB;  // 73% of 54.7: a slot trained low, or a far NUMA node
   const std::vector<Finding> findings = judge_fleet(in);
   const Finding* slow = find(findings, "fleet pinned d2h", "node2 GPU 1 (rank 5)");
@@ -87,7 +66,7 @@ TEST(DoctorFleet, ARankBelowTheFleetsMedianIsNamedWithTheArithmetic) {
 }
 
 TEST(DoctorFleet, FewerThanThreeLikeGpusAreNotJudged) {
-  FleetInputs in = healthy(2);
+  FleetInputs in = healthy_fleet(2);
   in.ranks[1].h2d_Bps = 20 * GB;
   const std::vector<Finding> findings = judge_fleet(in);
   const Finding* h2d = find(findings, "fleet pinned h2d", "2 x NVIDIA H100 80GB HBM3");
@@ -97,7 +76,7 @@ TEST(DoctorFleet, FewerThanThreeLikeGpusAreNotJudged) {
 }
 
 TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
-  FleetInputs in = healthy(8);
+  FleetInputs in = healthy_fleet(8);
   for (double& s : in.pairs[3].seconds) s *= 2;  // node1 -> node2 at 6 GB/s: a NIC or cable
   const std::vector<Finding> findings = judge_fleet(in);
   const Finding* slow = find(findings, "slowest pair between hosts", "node1 rank 3 -> node2 rank 4");
@@ -108,7 +87,7 @@ TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
 }
 
 TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
-  FleetInputs in = healthy(8);
+  FleetInputs in = healthy_fleet(8);
   in.nccl_messages = 4;
   in.nccl_pairs = in.pairs;
   for (PairTiming& p : in.nccl_pairs)
@@ -129,7 +108,7 @@ TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
 }
 
 TEST(DoctorFleet, APairThatArrivedWrongFails) {
-  FleetInputs in = healthy(4);
+  FleetInputs in = healthy_fleet(4);
   in.pairs[2].intact = false;
   const std::vector<Finding> findings = judge_fleet(in);
   const Finding* wrong = find(findings, "pair verification", "node1 rank 2 -> node1 rank 3");
@@ -139,7 +118,7 @@ TEST(DoctorFleet, APairThatArrivedWrongFails) {
 }
 
 TEST(DoctorFleet, OnTheEmulatorARanksFiguresTogetherAtUnderHalfTheMedianAreNamedAndPairsNotJudged) {
-  FleetInputs in = healthy(4);
+  FleetInputs in = healthy_fleet(4);
   in.gpu_timings = false;
   in.ranks[1].h2d_Bps *= 0.4;  // one figure this low is the emulator's spread between turns
   for (double* rate :
@@ -159,7 +138,7 @@ TEST(DoctorFleet, OnTheEmulatorARanksFiguresTogetherAtUnderHalfTheMedianAreNamed
 }
 
 TEST(DoctorFleet, EveryRanksFindingsAreKeptUnderWhereTheyRan) {
-  FleetInputs in = healthy(2);
+  FleetInputs in = healthy_fleet(2);
   in.ranks[1].findings.push_back({.check = "pcie link", .subject = "GPU 1", .verdict = Verdict::fail});
   const std::vector<Finding> all = all_findings(in, judge_fleet(in));
   ASSERT_NE(find(all, "pcie link", "node0 (rank 1): GPU 1"), nullptr);
