@@ -144,5 +144,32 @@ TEST(DoctorThresholds, TheFleetTableStatesTheThresholdsOfTheCode) {
                       {"OK", "WARN or FAIL"});
 }
 
+// The tables promise a WARN band between OK and FAIL on every two-edged check,
+// and a band on each side of every one-edged one. Cases made from these
+// constants move with them (bands_test's do), so the constants' shape is held
+// here: {0.50, 0.50} would leave no WARN band, and a threshold of 0 no FAIL.
+TEST(DoctorThresholds, EachBandTheTablesPromiseIsThere) {
+  for (const auto& [name, t] :
+       {std::pair{"pinned_vs_pcie", pinned_vs_pcie}, std::pair{"both_ways_vs_pcie", both_ways_vs_pcie},
+        std::pair{"device_copy_vs_hbm", device_copy_vs_hbm}, std::pair{"peer_vs_link", peer_vs_link}}) {
+    EXPECT_LT(t.warn_below, 1) << name << ": nothing would be OK";
+    EXPECT_GT(t.warn_below, t.fail_below) << name << ": no WARN band between OK and FAIL";
+    EXPECT_GT(t.fail_below, 0) << name << ": nothing would FAIL";
+  }
+  EXPECT_GT(latency_vs_reference.warn_above, 1) << "a healthy GPU's own latency would WARN";
+  EXPECT_GT(latency_vs_reference.fail_above, latency_vs_reference.warn_above) << "no WARN band between OK and FAIL";
+  for (const auto& [name, share] :
+       {std::pair{"pageable_vs_pinned", pageable_vs_pinned}, std::pair{"like_median_share", like_median_share},
+        std::pair{"asymmetry_share", asymmetry_share}, std::pair{"nccl_vs_p2p_ce", nccl_vs_p2p_ce},
+        std::pair{"fleet_emulator_share", fleet_emulator_share},
+        std::pair{"pair_between_hosts_share", pair_between_hosts_share}}) {
+    EXPECT_GT(share, 0) << name << ": nothing would be below it";
+    EXPECT_LT(share, 1) << name << ": the model itself would be below it";
+  }
+  EXPECT_GT(idle_pcie_traffic_Bps, 0) << "an idle GPU's own few MB/s would WARN";
+  EXPECT_GT(pass_time_budget_s, 0);
+  EXPECT_GE(fewest_like, 3u) << "the median of two is their mean, which a slow one drags down with it";
+}
+
 }  // namespace
 }  // namespace ferry::doctor::thresholds_test
