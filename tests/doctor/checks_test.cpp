@@ -141,6 +141,23 @@ TEST(DoctorChecks, EachPathVariableSetIsAWarningNamingWhatItChanges) {
   EXPECT_TRUE(connections);
 }
 
+TEST(DoctorChecks, NoPathVariableSetIsOkAndEachOneSetAloneWarnsWithWhatItChanges) {
+  const Finding none = find(diagnose(healthy(1)), "environment", "host");
+  EXPECT_EQ(none.verdict, Verdict::ok);
+  EXPECT_EQ(none.measured, "none set");
+  for (const auto& [name, effect] : path_variables()) {
+    Inputs in = healthy(1);
+    in.environment = {{name, "1"}};
+    const std::vector<Finding> findings = diagnose(in);
+    EXPECT_EQ(not_ok(findings), std::vector<std::string>{"environment host"}) << name;
+    const Finding f = find(findings, "environment", "host");
+    EXPECT_EQ(f.verdict, Verdict::warn) << name;
+    EXPECT_EQ(f.measured, name + "=1");
+    // A reordered CUDA_VISIBLE_DEVICES is worth a word for what it does to device numbers, not to paths.
+    if (name != "CUDA_VISIBLE_DEVICES") EXPECT_EQ(f.cause, effect) << name;
+  }
+}
+
 TEST(DoctorChecks, SlowCopiesBothWaysWithOneHardwareQueueAreBlamedOnTheVariable) {
   Inputs in = healthy(1);
   in.environment = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
