@@ -117,6 +117,22 @@ TEST(DoctorFleet, APairThatArrivedWrongFails) {
   EXPECT_EQ(find(findings, "pair verification", "4 pairs"), nullptr);
 }
 
+TEST(DoctorFleet, APairThatArrivedWrongThroughNcclFailsBesideItsIntactCopyThroughMpi) {
+  FleetInputs in = healthy_fleet(4);
+  in.nccl_messages = 4;
+  in.nccl_pairs = in.pairs;
+  in.nccl_pairs[1].intact = false;
+  const std::vector<Finding> findings = judge_fleet(in);
+  const Finding* wrong = find(findings, "pair verification (nccl)", "node0 rank 1 -> node1 rank 2");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->verdict, Verdict::fail);
+  EXPECT_NE(wrong->cause.find("through NCCL"), std::string::npos) << wrong->cause;
+  EXPECT_EQ(find(findings, "pair verification (nccl)", "4 pairs"), nullptr);
+  const Finding* through_mpi = find(findings, "pair verification", "4 pairs");
+  ASSERT_NE(through_mpi, nullptr);
+  EXPECT_EQ(through_mpi->verdict, Verdict::ok);
+}
+
 TEST(DoctorFleet, OnTheEmulatorARanksFiguresTogetherAtUnderHalfTheMedianAreNamedAndPairsNotJudged) {
   FleetInputs in = healthy_fleet(4);
   in.gpu_timings = false;
