@@ -138,6 +138,59 @@ TEST(Beff, ACorruptedByteFailsItsSizeAlone) {
   EXPECT_EQ(rows_of(r, "beff").front()->check, Check::failed);
 }
 
+// Every repetition's messages are checked, not the first's alone: a byte corrupted in a middle repetition or in
+// the last fails its size as one in the first does.
+TEST(Beff, ACorruptedByteInAMiddleOrTheLastRepetitionFailsItsSizeAlone) {
+  emu::EmuBackend backend;
+  for (const std::string hook : {"4K@2", "4K@3"}) {
+    BeffConfig c = quick(backend, {Kind::p2p_ce}, {0, 1});
+    c.repetitions = 3;
+    parse_corruption(hook, c);
+    const WorkloadResult r = run(backend, world(), c, {}, Progress("beff", false));
+    EXPECT_FALSE(r.passed()) << hook;
+    for (const Row* row : rows_of(r, "ring")) {
+      EXPECT_EQ(row->check, size_of(*row) == 4096 ? Check::failed : Check::passed) << hook << " " << size_of(*row);
+      if (size_of(*row) == 4096) EXPECT_NE(row->note.find("1 wrong"), std::string::npos) << hook << " " << row->note;
+    }
+    EXPECT_EQ(rows_of(r, "beff").front()->check, Check::failed) << hook;
+  }
+}
+
+TEST(Beff, TheCorruptionHookNamesASizeAndARepetitionCountedFromOne) {
+  BeffConfig c;
+  parse_corruption("4K", c);
+  EXPECT_EQ(c.corrupt_bytes, 4096u);
+  EXPECT_EQ(c.corrupt_repetition, 0) << "without @, the first repetition, as before the hook took one";
+  parse_corruption("64K@3", c);
+  EXPECT_EQ(c.corrupt_bytes, 65536u);
+  EXPECT_EQ(c.corrupt_repetition, 2);
+  EXPECT_THROW(parse_corruption("4K@0", c), UsageError);
+  EXPECT_THROW(parse_corruption("4K@x", c), UsageError);
+  // A repetition the run does not have would corrupt nothing: refused, so a test of it cannot pass unseen.
+  emu::EmuBackend backend;
+  c = quick(backend, {Kind::p2p_ce}, {0, 1});
+  c.repetitions = 3;
+  parse_corruption("4K@3", c);
+  EXPECT_NO_THROW(validate(backend, c, 2));
+  parse_corruption("4K@4", c);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+}
+
+TEST(Beff, TheCommandExitsOneOnACorruptedLastRepetitionAndTwoOnOneItDoesNotHave) {
+  const std::vector<std::string> args = {"run",        "beff", "--backend",   "emu",         "--quick",       "-q",
+                                         "--devices",  "0,1",  "--transport", "host-staged", "--repetitions", "2",
+                                         "--min-time", "100us"};
+  setenv(corrupt_variable, "16K@2", 1);
+  const Outcome last = ferry(args);
+  setenv(corrupt_variable, "16K@3", 1);
+  const Outcome past = ferry(args);
+  unsetenv(corrupt_variable);
+  EXPECT_EQ(last.code, 1) << last.out << last.err;
+  EXPECT_NE(last.out.find("beff: FAILED"), std::string::npos) << last.out;
+  EXPECT_EQ(past.code, 2) << past.out << past.err;
+  EXPECT_NE(past.err.find("FERRY_FAULT_CORRUPT_MESSAGE: repetition 3 of a run of 2"), std::string::npos) << past.err;
+}
+
 TEST(Beff, WhatCannotRunHereIsSkippedWithTheReason) {
   emu::EmuBackend backend;
   const Progress progress("beff", false);

@@ -132,6 +132,42 @@ TEST(Topo, ACorruptedRoundFailsItsSizeAndNamesTheRound) {
   }
 }
 
+// Every round is checked, the last as much as the first: a byte corrupted in the last round fails its size and
+// the row names that round.
+TEST(Topo, ACorruptedLastRoundFailsItsSizeAndNamesTheRound) {
+  emu::EmuBackend backend;
+  TopoConfig config = quick(backend, {0, 1});
+  config.topologies = {Topology::pair};
+  config.transports = {Kind::p2p_ce};
+  config.rounds = 3;
+  parse_corruption("4096@3", config);
+  const WorkloadResult r = run(backend, world(), backend.describe_machine(), config, {}, Progress("topo", false));
+  EXPECT_FALSE(r.passed());
+  for (const std::string topology : {"pair one-way", "pair both"}) {
+    const auto rows = rows_of(r, "bandwidth", topology);
+    ASSERT_EQ(rows.size(), config.sizes.size()) << topology;
+    for (const Row* row : rows) {
+      const bool corrupted = text_of(*row, "bytes") == "4096";
+      EXPECT_EQ(row->check, corrupted ? Check::failed : Check::passed) << topology << " " << text_of(*row, "bytes");
+      if (corrupted) EXPECT_NE(row->note.find("4 KiB: round 3 of 3 arrived wrong"), std::string::npos) << row->note;
+    }
+  }
+}
+
+TEST(Topo, TheCorruptionHookRefusesARoundTheRunDoesNotHave) {
+  emu::EmuBackend backend;
+  TopoConfig c = quick(backend, {0, 1});
+  c.rounds = 3;
+  parse_corruption("4K", c);
+  EXPECT_EQ(c.corrupt_round, 0) << "without @, the first round";
+  parse_corruption("4K@3", c);
+  EXPECT_EQ(c.corrupt_round, 2);
+  EXPECT_NO_THROW(validate(backend, c, 2));
+  // It would corrupt nothing, and a test of it would pass unseen.
+  parse_corruption("4K@4", c);
+  EXPECT_THROW(validate(backend, c, 2), UsageError);
+}
+
 TEST(Topo, TheCommandExitsOneOnACorruptedRound) {
   setenv(corrupt_variable, "64K@1", 1);
   std::ostringstream out, err;

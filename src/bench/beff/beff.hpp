@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -34,7 +35,8 @@ struct BeffConfig {
   std::uint64_t area_bytes = 0;     // per device, each of its send and receive areas (message slots)
   std::int64_t most_exchanges = 1 << 20;
   transport::Options transport;
-  std::uint64_t corrupt_bytes = 0;  // test hook: one byte of one message of this size arrives wrong
+  std::uint64_t corrupt_bytes = 0;  // test hook: one byte of one message of this size arrives wrong ...
+  int corrupt_repetition = 0;       // ... in this repetition (0-based), so that every repetition's check is seen
   int exit_rank = -1;               // test hook: this rank exits, without a word to the others, ...
   std::uint64_t exit_bytes = 0;     // ... as it starts measuring this size
   std::string profile_origin;       // where the p2p-ce and p2p-sm models' peer figures came from
@@ -48,8 +50,11 @@ struct BeffConfig {
   std::uint64_t area() const;
 };
 
-// The environment variable that sets BeffConfig::corrupt_bytes (docs/beff.md): for tests of verification only.
+// The environment variable that sets the corruption hook: "SIZE" (the first repetition) or "SIZE@REPETITION",
+// counted from 1, as topo's SIZE@ROUND (docs/reliability.md). For tests of verification only.
 constexpr const char* corrupt_variable = "FERRY_FAULT_CORRUPT_MESSAGE";
+// Sets config.corrupt_bytes and corrupt_repetition from the variable's text. Throws UsageError when malformed.
+void parse_corruption(std::string_view text, BeffConfig& config);
 // And the one that sets exit_rank and exit_bytes: RANK@SIZE, e.g. 1@4K (docs/reliability.md).
 constexpr const char* rank_exit_variable = "FERRY_FAULT_RANK_EXIT";
 void parse_rank_exit(std::string_view text, BeffConfig& config);
@@ -59,7 +64,8 @@ int participants_of(const World& world, const BeffConfig& config);
 
 // Throws UsageError for what cannot run: no device, a device listed twice or
 // missing, fewer than 2 participants (nothing to measure between), areas that
-// do not fit a device, a max size below the definition's.
+// do not fit a device, a max size below the definition's, a corrupted
+// repetition the run does not have.
 void validate(Backend& backend, const BeffConfig& config, int participants);
 
 // The steps run() takes when every transport can run, each with its work,

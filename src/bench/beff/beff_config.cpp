@@ -17,6 +17,14 @@ std::vector<std::uint64_t> definition_sizes() {
   return sizes;
 }
 
+void parse_corruption(std::string_view text, BeffConfig& config) {
+  const std::size_t at = text.find('@');
+  config.corrupt_bytes = parse_bytes(text.substr(0, at));
+  config.corrupt_repetition = 0;
+  if (at != std::string_view::npos)
+    config.corrupt_repetition = parse_positive_int(text.substr(at + 1), corrupt_variable) - 1;
+}
+
 void parse_rank_exit(std::string_view text, BeffConfig& config) {
   const auto at = text.find('@');
   if (at == std::string_view::npos)
@@ -61,6 +69,10 @@ void validate(Backend& backend, const BeffConfig& config, int participants) {
   if (config.transports.empty()) throw UsageError("no transport selected");
   if (participants < 2) throw UsageError(needs_two_participants("beff", participants));
   if (config.repetitions < 1) throw UsageError("--repetitions must be at least 1");
+  // A hook that names a repetition the run does not have would corrupt nothing, and a test of it pass unseen.
+  if (config.corrupt_bytes > 0 && config.corrupt_repetition >= config.repetitions)
+    throw UsageError(fmt::format("{}: repetition {} of a run of {}", corrupt_variable, config.corrupt_repetition + 1,
+                                 config.repetitions));
   if (config.max_bytes < definition_largest)
     throw UsageError(fmt::format("--max-size {} is below the definition's largest message ({}): it can only extend "
                                  "the sizes",

@@ -39,7 +39,8 @@ class SizeMeasurement {
     for (int rep = 0; rep < config_.repetitions; ++rep) {
       areas_.poison_receive(plan);
       const std::vector<double> seconds = run_once(plan);
-      if (rep == 0 && config_.corrupt_bytes == bytes_ && pattern_ == Pattern::ring) areas_.corrupt_one_byte(plan);
+      if (config_.corrupt_bytes == bytes_ && config_.corrupt_repetition == rep && pattern_ == Pattern::ring)
+        areas_.corrupt_one_byte(plan);
       for (std::size_t k = 0; k < local.size(); ++k) {
         // A host-clocked transport times the rank's one participant.
         record.participants[k].seconds.push_back(seconds.at(std::min(k, seconds.size() - 1)));

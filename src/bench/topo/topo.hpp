@@ -56,20 +56,21 @@ struct TopoConfig {
   std::uint64_t highlighted_bytes = 512 << 10;  // the thesis' row for small messages
   transport::Options transport;
   std::uint64_t corrupt_bytes = 0;  // test hook: one byte of this size's message arrives wrong ...
-  int corrupt_round = 0;            // ... in this round
+  int corrupt_round = 0;            // ... in this round (0-based)
 
   // 100 rounds over the regular sizes on a GPU; fewer, smaller and shorter on the emulator and with --quick.
   static TopoConfig defaults(const Capabilities& capabilities, bool quick);
 };
 
-// The environment variable that sets the corruption hook: "SIZE" or "SIZE@ROUND" (docs/topo.md). Tests only.
+// The environment variable that sets the corruption hook: "SIZE" (the first round) or "SIZE@ROUND", counted from 1
+// (docs/reliability.md). Tests only.
 constexpr const char* corrupt_variable = "FERRY_FAULT_CORRUPT_MESSAGE";
 // Sets config.corrupt_bytes and corrupt_round from the variable's text. Throws UsageError when malformed.
 void parse_corruption(std::string_view text, TopoConfig& config);
 
 // Throws UsageError for what cannot run: no device, a device listed twice or
 // missing, no rounds, a transport that is not direct, areas that do not fit a
-// device. `participants`: the devices of the whole run (every rank's).
+// device, a corrupted round the run does not have. `participants`: the devices of the whole run (every rank's).
 void validate(Backend& backend, const TopoConfig& config, int participants);
 
 // The steps run() takes when every transport can run, each with its work,

@@ -96,6 +96,10 @@ void validate(Backend& backend, const TopoConfig& config, int participants) {
   if (config.topologies.empty()) throw UsageError("no topology selected");
   if (participants < 2) throw UsageError(needs_two_participants("topo", participants));
   if (config.rounds < 1) throw UsageError("--rounds must be at least 1");
+  // A hook that names a round the run does not have would corrupt nothing, and a test of it pass unseen.
+  if (config.corrupt_bytes > 0 && config.corrupt_round >= config.rounds)
+    throw UsageError(
+        fmt::format("{}: round {} of a run of {}", corrupt_variable, config.corrupt_round + 1, config.rounds));
   if (config.sizes.empty()) throw UsageError("no message size selected");
   for (transport::Kind kind : config.transports)
     if (transport::through_host(kind))

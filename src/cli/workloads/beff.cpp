@@ -71,7 +71,7 @@ beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const
   c.devices = participant_devices(backend, o.run, w);
   o.config.apply(c);
   if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
-  if (const char* corrupt = std::getenv(beff::corrupt_variable)) c.corrupt_bytes = parse_bytes(corrupt);
+  if (const char* corrupt = std::getenv(beff::corrupt_variable)) beff::parse_corruption(corrupt, c);
   if (const char* exit = std::getenv(beff::rank_exit_variable)) beff::parse_rank_exit(exit, c);
   return c;
 }
