@@ -35,7 +35,7 @@ std::uint64_t wrong_words(const SizeRecord& size) {
 
 // The ring finishes a repetition when its slowest participant does.
 std::vector<double> slowest_per_repetition(const SizeRecord& size) {
-  std::vector<double> slowest(size.participants.front().seconds.size(), 0);
+  std::vector<double> slowest = size.participants.front().seconds;
   for (const Samples& s : size.participants)
     for (std::size_t r = 0; r < slowest.size(); ++r) slowest[r] = std::max(slowest[r], s.seconds[r]);
   return slowest;
