@@ -139,6 +139,11 @@ void unpack(std::vector<SizeRecord>& sizes, const std::vector<double>& all, int 
 
 }  // namespace
 
+SizeRecord measure_size(transport::Transport& transport, World& world, ExchangeAreas& areas, const BeffConfig& config,
+                        Pattern pattern, std::uint64_t bytes) {
+  return SizeMeasurement(transport, world, areas, config, pattern, bytes).run();
+}
+
 TransportRecord measure_transport(Backend& backend, World& world, const BeffConfig& config, transport::Kind kind,
                                   const std::string& skipped, ExchangeAreas& areas, const Progress& progress) {
   TransportRecord record;
@@ -153,12 +158,12 @@ TransportRecord measure_transport(Backend& backend, World& world, const BeffConf
 
   std::vector<SizeRecord> sizes;
   progress.step(fmt::format("{}: ping-pong of {}", name, format_bytes(config.latency_bytes)));
-  sizes.push_back(SizeMeasurement(*moving, world, areas, config, Pattern::ping_pong, config.latency_bytes).run());
+  sizes.push_back(measure_size(*moving, world, areas, config, Pattern::ping_pong, config.latency_bytes));
   const std::vector<std::uint64_t> ring_sizes = config.sizes();
   for (std::size_t k = 0; k < ring_sizes.size(); ++k) {
     progress.step(
         fmt::format("{}: ring, {} (size {} of {})", name, format_bytes(ring_sizes[k]), k + 1, ring_sizes.size()));
-    sizes.push_back(SizeMeasurement(*moving, world, areas, config, Pattern::ring, ring_sizes[k]).run());
+    sizes.push_back(measure_size(*moving, world, areas, config, Pattern::ring, ring_sizes[k]));
   }
 
   const std::vector<double> all = world.gather(pack(sizes));

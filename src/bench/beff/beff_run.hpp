@@ -35,6 +35,12 @@ struct TransportRecord {
   std::vector<SizeRecord> sizes;  // the ring, every size
 };
 
+// beff_measure.cpp: one size of `pattern` on an open transport: the warm-up,
+// the looplength, then config.repetitions repetitions, each checked; the
+// samples of this process's participants, each its own seconds.
+SizeRecord measure_size(transport::Transport& transport, World& world, ExchangeAreas& areas, const BeffConfig& config,
+                        transport::Pattern pattern, std::uint64_t bytes);
+
 // beff_measure.cpp: runs one transport on this process's share of the ring and gathers every
 // participant's samples on rank 0 (other ranks keep their own); a transport
 // some rank cannot run (`skipped`, transport::unavailable_anywhere's reason) is only recorded.
