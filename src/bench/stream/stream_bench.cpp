@@ -207,25 +207,28 @@ Pass StreamBench::launch_per_chunk(const Point& point, std::uint64_t chunks) {
   return pass;
 }
 
-Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::function<void(std::uint64_t)>& hand_over,
-                 const std::function<void(std::uint64_t)>& await) {
-  std::vector<HostClock::time_point> ready(chunks);
+Pass pass_of(const std::vector<HostClock::time_point>& handed_over, const std::vector<HostClock::time_point>& visible) {
   Pass pass;
-  pass.latency_s.resize(chunks);
-  HostClock::time_point last_visible{};
+  pass.latency_s.resize(visible.size());
+  for (std::size_t c = 0; c < visible.size(); ++c) pass.latency_s[c] = seconds_between(handed_over[c], visible[c]);
+  pass.wall_s = seconds_between(handed_over.front(), visible.back());
+  return pass;
+}
+
+Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::function<void(std::uint64_t)>& hand_over,
+                 const std::function<void(std::uint64_t)>& await, const std::function<HostClock::time_point()>& now) {
+  std::vector<HostClock::time_point> handed_over(chunks), visible(chunks);
   auto consume = [&](std::uint64_t c) {
     await(c);
-    last_visible = HostClock::now();
-    pass.latency_s[c] = seconds_between(ready[c], last_visible);
+    visible[c] = now();
   };
   for (std::uint64_t c = 0; c < chunks; ++c) {
     if (c >= in_flight) consume(c - in_flight);
-    ready[c] = HostClock::now();
+    handed_over[c] = now();
     hand_over(c);
   }
   for (std::uint64_t c = chunks - std::min(chunks, in_flight); c < chunks; ++c) consume(c);
-  pass.wall_s = seconds_between(ready.front(), last_visible);
-  return pass;
+  return pass_of(handed_over, visible);
 }
 
 MappedFlags::MappedFlags(Backend& backend, FlagLayout layout)

@@ -96,9 +96,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
     return least;
   };
 
-  std::vector<HostClock::time_point> ready(chunks);
-  Pass pass;
-  pass.latency_s.resize(chunks);
+  std::vector<HostClock::time_point> ready(chunks), visible(chunks);
   std::uint64_t completed = 0;
   auto progress_at = HostClock::now();
   HostClock::time_point last_visible{};
@@ -113,8 +111,8 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
     const std::uint64_t now_completed = completed_now();
     if (now_completed > completed) {
       last_visible = HostClock::now();
-      for (std::uint64_t c = completed; c < now_completed; ++c)
-        pass.latency_s[c] = seconds_between(ready[c], last_visible);
+      std::fill(visible.begin() + static_cast<std::ptrdiff_t>(completed),
+                visible.begin() + static_cast<std::ptrdiff_t>(now_completed), last_visible);
       completed = now_completed;
       progress_at = last_visible;
       continue;
@@ -133,7 +131,7 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
                                        "team gave up waiting: the kernel stopped answering",
                                        completed, chunks, 2 * config_.timeout_s));
   }
-  pass.wall_s = seconds_between(ready.front(), last_visible);
+  Pass pass = pass_of(ready, visible);
 
   shutdown.now();
   for (int b = 0; b < teams; ++b)

@@ -60,12 +60,7 @@ std::vector<Point> points_of(const StreamConfig& config, const Capabilities& cap
   return points;
 }
 
-namespace {
-
-MeasuredPoint measure_point(StreamBench& bench, const Point& point, const StreamConfig& config,
-                            const Ceilings& ceilings) {
-  PointMeasurement m = bench.measure(point);
-  const Prediction model = predict(point, config, ceilings);
+MeasuredPoint point_rows(const Point& point, PointMeasurement m, const StreamConfig& config, const Prediction& model) {
   const Params params = {{"design", std::string(to_string(point.design))},
                          {"chunk bytes", static_cast<std::int64_t>(point.chunk_bytes)},
                          {"depth", point.depth}};
@@ -96,6 +91,13 @@ MeasuredPoint measure_point(StreamBench& bench, const Point& point, const Stream
     out.throughput.model_basis = model.throughput_basis;
   }
   return out;
+}
+
+namespace {
+
+MeasuredPoint measure_point(StreamBench& bench, const Point& point, const StreamConfig& config,
+                            const Ceilings& ceilings) {
+  return point_rows(point, bench.measure(point), config, predict(point, config, ceilings));
 }
 
 // Times the stage kernels on device-resident data (rows into `result`) and

@@ -11,6 +11,7 @@
 
 #include "bench/stream/stream.hpp"
 #include "bench/stream/stream_flags.hpp"
+#include "core/clock.hpp"
 
 namespace ferry::stream {
 
@@ -104,11 +105,20 @@ struct Pass {
   double wall_s = 0;              // first chunk ready -> last chunk visible
 };
 
+// A pass's figures from the moment each chunk was handed over (its input
+// ready) and the moment its output was visible, chunks in order and consumed
+// in order: a chunk's latency runs from its own hand-over, not the pass's
+// first, and the pass from the first hand-over to the last chunk visible.
+Pass pass_of(const std::vector<HostClock::time_point>& handed_over, const std::vector<HostClock::time_point>& visible);
+
 // The host's closed loop: `in_flight` chunks handed over at once, chunk
 // c + in_flight handed over as soon as chunk c is back, results awaited in
-// order. hand_over(c) starts chunk c; await(c) returns once its output is visible.
+// order. hand_over(c) starts chunk c; await(c) returns once its output is
+// visible. `now` reads the clock just before each hand-over and just after
+// each await returns: the host's steady clock, or a test's.
 Pass closed_loop(std::uint64_t chunks, std::uint64_t in_flight, const std::function<void(std::uint64_t)>& hand_over,
-                 const std::function<void(std::uint64_t)>& await);
+                 const std::function<void(std::uint64_t)>& await,
+                 const std::function<HostClock::time_point()>& now = HostClock::now);
 
 struct PointMeasurement {
   std::vector<double> latency_s;  // every chunk of every timed iteration
@@ -157,6 +167,13 @@ struct MeasuredPoint {
   Row latency;
   Row throughput;
 };
+
+// A point's rows from its measurement: the latency row over every chunk of
+// every timed pass, the throughput row the stream's bytes over each pass's
+// wall time (a sample a pass), each with the model beside it (stream_model.hpp).
+struct Prediction;
+MeasuredPoint point_rows(const Point& point, PointMeasurement measured, const StreamConfig& config,
+                         const Prediction& model);
 
 // The compute ceilings, then every point of the config's sweep, each verified:
 // adds the compute, latency and throughput sections and rows to `result`,
