@@ -40,6 +40,32 @@ TEST_P(Checker, FindsEveryKindOfWrongByte) {
   EXPECT_EQ(checker.mismatches(*stream, buffer, 7), 1u);
 }
 
+// Each word alone, odd and even indexes, the first and the last (a whole word, then a partial one), each
+// time a different byte of it: a checker that skipped every other word, started a word late or stopped
+// one short would miss one of them.
+TEST_P(Checker, FindsAWrongWordAtEveryIndexTheFirstAndTheLastIncluded) {
+  emu::EmuBackend backend;
+  auto stream = backend.make_stream(0);
+  PatternChecker checker(backend);
+  for (const std::size_t bytes : {std::size_t{37 * 8}, std::size_t{37 * 8 + 3}}) {
+    Buffer buffer =
+        GetParam() == MemoryKind::device ? backend.allocate_device(0, bytes) : backend.allocate_host(GetParam(), bytes);
+    checker.fill(*stream, buffer, 11);
+    ASSERT_EQ(checker.mismatches(*stream, buffer, 11), 0u);
+    const std::size_t words = (bytes + 7) / 8;
+    for (std::size_t w = 0; w < words; ++w) {
+      const std::size_t at = std::min(bytes - 1, w * 8 + w % 8);
+      buffer.data()[at] ^= std::byte{0x10};
+      EXPECT_EQ(checker.mismatches(*stream, buffer, 11), 1u)
+          << "word " << w << " of " << words << ", " << bytes << " B";
+      buffer.data()[at] ^= std::byte{0x10};
+    }
+    buffer.data()[0] ^= std::byte{1};
+    buffer.data()[bytes - 1] ^= std::byte{1};
+    EXPECT_EQ(checker.mismatches(*stream, buffer, 11), 2u) << "the first and the last word at once";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryMemory, Checker,
                          ::testing::Values(MemoryKind::device, MemoryKind::pinned, MemoryKind::pageable,
                                            MemoryKind::mapped),
@@ -52,6 +78,19 @@ TEST(Pattern, LargeHostBuffersAreCheckedOnSeveralThreadsWithTheSameAnswer) {
   words[words.size() / 3] = 0;
   words.back() = 0;
   EXPECT_EQ(count_mismatches_on_host(words.data(), words.size() * 8, 3), 2u);
+}
+
+// The host's threads each check a share of the words: a wrong word at either end of the buffer, at an
+// odd and an even index, and on either side of the middle (where two threads' shares meet) is found.
+TEST(Pattern, LargeHostBuffersFindAWrongWordAtEitherEndAndAtOddAndEvenIndexes) {
+  std::vector<std::uint64_t> words((64ull << 20) / 8);
+  fill_pattern_on_host(words.data(), words.size() * 8, 5);
+  const std::size_t n = words.size();
+  for (const std::size_t w : {std::size_t{0}, std::size_t{1}, std::size_t{2}, n / 2 - 1, n / 2, n - 2, n - 1}) {
+    words[w] ^= 1ull << 40;
+    EXPECT_EQ(count_mismatches_on_host(words.data(), n * 8, 5), 1u) << "word " << w << " of " << n;
+    words[w] ^= 1ull << 40;
+  }
 }
 
 TEST(Measure, EverySampleIsCheckedAndOneBadSampleFailsTheRow) {

@@ -30,8 +30,8 @@ std::uint64_t count_mismatches_on_host(const void* data, std::uint64_t bytes, st
   std::atomic<std::uint64_t> total{0};
   over_words(bytes, [&](std::int64_t first, std::int64_t end) {
     unsigned long long mismatches = 0;
-    const CountMismatches kernel{static_cast<const unsigned char*>(data), bytes, seed, &mismatches};
-    for (std::int64_t w = first; w < end; ++w) kernel(w);
+    const CountMismatches count_word{static_cast<const unsigned char*>(data), bytes, seed, &mismatches};
+    for (std::int64_t w = first; w < end; ++w) count_word(w);
     total += mismatches;
   });
   return total;
@@ -85,9 +85,9 @@ std::uint64_t PatternChecker::mismatches(Stream& stream, const Buffer& buffer, s
   if (buffer.host_visible()) return count_mismatches_on_host(buffer.data(), buffer.bytes(), seed);
   Counter& c = counter(buffer.device());
   stream.fill(c.device.data(), 0, sizeof(unsigned long long));
-  parallel_for(stream, pattern_words(buffer.bytes()),
-               CountMismatches{buffer.as<const unsigned char>(), buffer.bytes(), seed,
-                               c.device.as<unsigned long long>()});
+  const CountMismatches count_word{buffer.as<const unsigned char>(), buffer.bytes(), seed,
+                                   c.device.as<unsigned long long>()};
+  parallel_for(stream, pattern_words(buffer.bytes()), count_word);
   stream.copy(c.host.data(), c.device.data(), sizeof(unsigned long long));
   stream.synchronize();
   return *c.host.as<unsigned long long>();
