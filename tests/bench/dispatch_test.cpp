@@ -10,12 +10,14 @@
 #include <set>
 
 #include "backend/select.hpp"
+#include "bench/common/verify.hpp"
 #include "bench/dispatch/bitonic.hpp"
 #include "bench/dispatch/dispatch_model.hpp"
 #include "bench/dispatch/fused_sort.hpp"
 #include "bench/dispatch/resident_sorter.hpp"
 #include "bench/dispatch/sort_bench.hpp"
 #include "bench/dispatch/sort_keys.hpp"
+#include "bench/hooked_emu.hpp"
 #include "cli/run_ferry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -51,6 +53,20 @@ TEST(SortKeys, TheReferenceIsStdSortAlsoWhenSortedInPieces) {
   std::vector<std::uint32_t> expected = keys;
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(sorted_reference(keys.data(), keys.size()), expected);
+}
+
+TEST(SortKeys, TheCheckPassesTheInputsKeysInOrderAndNothingElseThatIsSorted) {
+  const std::vector<std::uint32_t> in = {7, 3, 3, 0xFFFFFFFFu, 0, 12};
+  const auto check = [&](const std::vector<std::uint32_t>& out) {
+    return holds_the_input_sorted(in.data(), out.data(), in.size());
+  };
+  EXPECT_TRUE(check({0, 3, 3, 7, 12, 0xFFFFFFFFu}));
+  EXPECT_FALSE(check({0, 3, 7, 7, 12, 0xFFFFFFFFu})) << "sorted, but a 3 became a 7: not the input's keys";
+  EXPECT_FALSE(check({0, 3, 3, 7, 12, 13})) << "sorted, with one key changed";
+  EXPECT_FALSE(check({0, 0, 3, 3, 7, 12})) << "sorted, the largest key lost and the smallest doubled";
+  const std::uint32_t poison = 0x01010101u * poison_byte;
+  EXPECT_FALSE(check(std::vector<std::uint32_t>(in.size(), poison))) << "the all-poison output is sorted too";
+  EXPECT_FALSE(check({0, 3, 7, 3, 12, 0xFFFFFFFFu})) << "the input's keys, out of order";
 }
 
 TEST(FusedPlan, ThirtyTwoThousandKeysInTilesOf2048TakeTenSteps) {
@@ -431,6 +447,18 @@ TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
     EXPECT_EQ(m.check, Check::passed) << plan(rung).name;
     EXPECT_EQ(m.seconds.size(), 2u);
   }
+}
+
+// Copies into the device's keys that land only the first time: each timed sample then sorts the poison
+// the keys start as, and hands back an output that is sorted but holds none of the input's keys.
+TEST(SortBench, AnOutputThatIsSortedButNotTheInputsKeysFails) {
+  constexpr std::uint64_t keys = 4096;
+  CopiesLandOnce backend(
+      [](MemoryKind kind, std::size_t bytes) { return kind == MemoryKind::device && bytes == keys * 4; });
+  SortBench bench(backend, 0, keys, 256, 2);
+  for (Rung rung : {Rung::baseline, Rung::nohostsync, Rung::graph, Rung::pinned, Rung::fused, Rung::persistent})
+    EXPECT_EQ(bench.rung(rung).check, Check::failed) << plan(rung).name << ": sorted poison is not the input sorted";
+  EXPECT_EQ(bench.rung(Rung::zerocopy).check, Check::passed) << "no copies: the sort reads the keys itself";
 }
 
 TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {

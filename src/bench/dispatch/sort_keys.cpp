@@ -49,4 +49,9 @@ std::vector<std::uint32_t> sorted_reference(const std::uint32_t* keys, std::uint
   return sorted;
 }
 
+bool holds_the_input_sorted(const std::uint32_t* in, const std::uint32_t* out, std::uint64_t count) {
+  const std::vector<std::uint32_t> expected = sorted_reference(in, count);
+  return std::equal(expected.begin(), expected.end(), out);
+}
+
 }  // namespace ferry::dispatch
