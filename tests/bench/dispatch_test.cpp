@@ -426,6 +426,76 @@ TEST(DispatchModel, FusedRungsPayTheirStepsAsProgrammaticNodesOrGridBarriers) {
   EXPECT_FALSE(model_rung(plan(Rung::resident), 100, {.kernels = 0, .barriers = 4}, p)) << "no flag figure, no model";
 }
 
+// Every figure a different size, so that each term of a rung's model moves its prediction: 256 keys are
+// 1024 bytes, which cross each link at a rate of its own and sweep device memory in 0.25 s.
+model::DeviceProfile distinct_profile() {
+  model::DeviceProfile p;
+  p.h2d_Bps = 512;           // 2 s for the keys
+  p.d2h_Bps = 256;           // 4 s
+  p.pageable_h2d_Bps = 128;  // 8 s
+  p.pageable_d2h_Bps = 64;   // 16 s
+  p.copy_engine_latency_h2d_s = 0.5;
+  p.copy_engine_latency_d2h_s = 0.75;
+  p.zero_copy_read_Bps = 32;   // 32 s
+  p.zero_copy_write_Bps = 16;  // 64 s
+  p.mapped_read_latency_s = 0.125;
+  p.launch_and_sync_s = 10;
+  p.launch_per_kernel_s = 3;
+  p.graph_per_kernel_s = 1.5;
+  p.programmatic_graph_per_kernel_s = 1.25;
+  p.dependent_graph_per_kernel_s = 2.5;
+  p.dependent_programmatic_graph_per_kernel_s = 1.75;
+  p.dependent_kernel_bytes = 256;  // a chain node's figure holds 256 of each kernel's 1024 bytes
+  p.sync_wakeup_s = 7;
+  p.grid_barrier_s = 0.375;
+  p.cluster_barrier_s = 0.3125;
+  p.flag_round_trip_s = 5.5;
+  p.device_copy_Bps = 4096;
+  return p;
+}
+
+double modelled_seconds(Rung rung, Dispatches dispatches) {
+  const auto m = model_rung(plan(rung), 256, dispatches, distinct_profile());
+  EXPECT_TRUE(m) << plan(rung).name;
+  return m ? m->seconds() : 0;
+}
+
+// Each expectation is docs/dispatch.md's model = dispatch + copies + sweeps, written out term by term.
+TEST(DispatchModel, EachRungIsItsDispatchPlusItsCopiesPlusItsSweepsWithEveryTermCounted) {
+  const double B = 1024;
+  const double pageable_copies = (0.5 + B / 128) + (0.75 + B / 64);
+  const double pinned_copies = (0.5 + B / 512) + (0.75 + B / 256);
+  const double zero_copy = 0.125 + B / 32 + B / 16;
+  const double sweep = B / 4096, beyond_the_chain = (B - 256) / 4096;
+  const Dispatches six{.kernels = 6};
+
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::baseline, six), 6 * 10 + pageable_copies + 6 * sweep);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::prealloc, six), 6 * 10 + pageable_copies + 6 * sweep);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::nohostsync, six), (6 * 3 + 7) + pageable_copies + 6 * sweep);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::graph, six), (6 * 2.5 + 7) + pageable_copies + 6 * beyond_the_chain);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::pinned, six), (6 * 2.5 + 7) + pinned_copies + 6 * beyond_the_chain);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::pdl, six), (6 * 1.75 + 7) + pinned_copies + 6 * beyond_the_chain);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::fused, {.kernels = 4}),
+                   (4 * 1.75 + 7) + pinned_copies + 4 * beyond_the_chain);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::persistent, {.kernels = 1, .barriers = 3}),
+                   (10 + 3 * 0.375) + pinned_copies + (1 + 3) * sweep);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::onchip, {.kernels = 1}), 10 + pinned_copies + sweep);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::zerocopy, {.kernels = 4}), (4 * 1.75 + 7) + zero_copy + 4 * beyond_the_chain);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::cluster, {.kernels = 1, .barriers = 3}),
+                   (1.5 + 7 + 3 * 0.3125) + zero_copy + 0);
+  EXPECT_DOUBLE_EQ(modelled_seconds(Rung::resident, {.kernels = 0, .barriers = 4}), (5.5 + 4 * 0.3125) + zero_copy);
+}
+
+TEST(DispatchModel, AProfileWithoutTheChainsFiguresPricesEmptyNodesAndTheirWholeSweeps) {
+  model::DeviceProfile p = distinct_profile();
+  p.dependent_graph_per_kernel_s = p.dependent_programmatic_graph_per_kernel_s = p.dependent_kernel_bytes = 0;
+  const double pinned_copies = (0.5 + 1024.0 / 512) + (0.75 + 1024.0 / 256);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pinned), 256, {.kernels = 6}, p)->seconds(),
+                   (6 * 1.5 + 7) + pinned_copies + 6 * 1024.0 / 4096);
+  EXPECT_DOUBLE_EQ(model_rung(plan(Rung::pdl), 256, {.kernels = 6}, p)->seconds(),
+                   (6 * 1.25 + 7) + pinned_copies + 6 * 1024.0 / 4096);
+}
+
 TEST(SortBench, TheFusedRungsSortAndCountTheirDispatches) {
   auto backend = make_backend("emu");
   SortBench bench(*backend, 0, 4096, 256, 2);
