@@ -8,6 +8,7 @@
 
 #include "backend/emu/emu_backend.hpp"
 #include "bench/plan_texts.hpp"
+#include "bench/row_params.hpp"
 #include "cli/run_ferry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -199,6 +200,65 @@ TEST(Link, UnderLoadEachTeamCountGivesAVerifiedRateAndTheRoundTripOfAReadMeanwhi
     EXPECT_NE(rows[i]->note.find("round trip meanwhile"), std::string::npos);
     EXPECT_DOUBLE_EQ(loads[i].Bps, rows[i]->value()) << "the profile holds the row's rate, bytes per second";
   }
+}
+
+// docs/link.md's model, row by row, on a machine that reports a PCIe Gen4 x8 link and 1000 GB/s of
+// memory: a transfer is the same run's smallest copy's latency + bytes / the PCIe rate. The latencies are
+// the emulator's, whatever they are; the model must hold each term of its formula.
+TEST(Link, EachRowsModelIsTheSmallestCopysLatencyPlusBytesOverThePcieRate) {
+  emu::EmuBackend backend;
+  Machine machine = backend.describe_machine();
+  machine.gpus.at(0).pcie.max_generation = 4;
+  machine.gpus.at(0).pcie.max_width = 8;
+  machine.gpus.at(0).memory_bandwidth_Bps = 1000e9;
+  LinkConfig config = quick_config(backend);
+  config.loaded_teams = {};
+  const LinkOutcome out = run(backend, machine, config, Progress("link", false));
+  const double pcie = 16e9 * 128 / 130 * 8 / 8;
+  const model::DeviceProfile& d = out.profile.device(0);
+  ASSERT_GT(d.copy_engine_latency_h2d_s, 0);
+  ASSERT_GT(d.copy_engine_latency_d2h_s, 0);
+  const auto expect_model = [](const Row& row, double expected) {
+    ASSERT_TRUE(row.model.has_value()) << row.section;
+    EXPECT_NEAR(*row.model, expected, 1e-12 * expected) << row.section << " " << row.model_basis;
+  };
+  std::set<std::string> modelled;
+  for (const Row& row : out.result.rows) {
+    const std::string& section = row.section;
+    if (section == "bandwidth") {
+      const auto bytes = static_cast<double>(std::get<std::int64_t>(param(row, "bytes")));
+      const std::string direction = text_of(row, "direction");
+      const double latency = direction == "h2d"   ? d.copy_engine_latency_h2d_s
+                             : direction == "d2h" ? d.copy_engine_latency_d2h_s
+                                                  : std::max(d.copy_engine_latency_h2d_s, d.copy_engine_latency_d2h_s);
+      expect_model(row, (direction == "bidir" ? 2 : 1) * bytes / (latency + bytes / pcie));
+    } else if (section == "zero_copy") {
+      const auto bytes = static_cast<double>(std::get<std::int64_t>(param(row, "bytes")));
+      const double latency =
+          text_of(row, "direction") == "d2h" ? d.copy_engine_latency_d2h_s : d.copy_engine_latency_h2d_s;
+      expect_model(row, bytes / (latency + bytes / pcie));
+    } else if (section == "copy_latency") {
+      const std::int64_t bytes = std::get<std::int64_t>(param(row, "bytes"));
+      if (bytes == static_cast<std::int64_t>(config.latency_bytes.front())) {
+        EXPECT_FALSE(row.model.has_value()) << "the smallest copy is the latency the others' models read";
+        continue;
+      }
+      const bool h2d = text_of(row, "direction") == "h2d";
+      const double smallest = text_of(row, "clock").starts_with("host")
+                                  ? (h2d ? d.copy_latency_h2d_s : d.copy_latency_d2h_s)
+                                  : (h2d ? d.copy_engine_latency_h2d_s : d.copy_engine_latency_d2h_s);
+      expect_model(row, smallest + static_cast<double>(bytes) / pcie);
+    } else if (section == "ceiling" || section == "copy_queue") {
+      expect_model(row, (text_of(row, "direction") == "bidir" ? 2 : 1) * pcie);
+    } else if (section == "device_copy") {
+      expect_model(row, 1000e9 / 2);
+    } else {
+      continue;
+    }
+    modelled.insert(section);
+  }
+  EXPECT_EQ(modelled,
+            (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "ceiling", "copy_queue", "device_copy"}));
 }
 
 TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {

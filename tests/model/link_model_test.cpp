@@ -31,6 +31,58 @@ TEST(LinkModel, NvlinkPerLinkRates) {
   EXPECT_EQ(nvlink_Bps_per_link(0), 0);
 }
 
+// Within a part in 10^12: the formula's own rounding, far below a term scaled by 1.1 or dropped.
+void expect_link_figure(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, 1e-12 * expected) << "expected " << expected;
+}
+
+TEST(LinkModel, EveryPcieGenerationIsTransfersTimesEncodingTimesLanesOverEightBits) {
+  // A width per generation, each a different power of two, so that neither the lanes nor a generation's
+  // transfer rate nor its encoding can change without moving the figure.
+  expect_link_figure(pcie_Bps(1, 1), 2.5e9 * 8 / 10 * 1 / 8);
+  expect_link_figure(pcie_Bps(2, 2), 5e9 * 8 / 10 * 2 / 8);
+  expect_link_figure(pcie_Bps(3, 4), 8e9 * 128 / 130 * 4 / 8);
+  expect_link_figure(pcie_Bps(4, 8), 16e9 * 128 / 130 * 8 / 8);
+  expect_link_figure(pcie_Bps(5, 16), 32e9 * 128 / 130 * 16 / 8);
+  expect_link_figure(pcie_Bps(6, 32), 64e9 * 242 / 256 * 32 / 8);
+  EXPECT_EQ(pcie_Bps(7, 16), 0) << "a generation the table does not hold is unknown";
+}
+
+TEST(LinkModel, EveryNvlinkVersionHasItsPerLinkRate) {
+  EXPECT_EQ(nvlink_Bps_per_link(1), 20e9);
+  EXPECT_EQ(nvlink_Bps_per_link(2), 25e9);
+  EXPECT_EQ(nvlink_Bps_per_link(3), 25e9);
+  EXPECT_EQ(nvlink_Bps_per_link(6), 0);
+}
+
+TEST(LinkModel, APeerLinkIsItsNvlinksTimesTheirRateElseTheSlowerGpusPcie) {
+  Machine m;
+  m.gpus.push_back({.index = 0, .pcie = {.max_generation = 5, .max_width = 16}});
+  m.gpus.push_back({.index = 1, .pcie = {.max_generation = 4, .max_width = 8}});
+  m.gpus.push_back({.index = 2, .pcie = {.max_generation = 3, .max_width = 4}});
+  m.peers.push_back({.from = 0, .to = 1, .nvlinks = 7, .nvlink_version = 3});
+  m.peers.push_back({.from = 1, .to = 0, .nvlinks = 0, .nvlink_version = 0});
+  const RatedLink nvlink = peer_link(m, 0, 1);
+  EXPECT_EQ(nvlink.Bps, 7 * 25e9);
+  EXPECT_EQ(nvlink.basis, "7 x NVLink3");
+  const RatedLink back = peer_link(m, 1, 0);
+  expect_link_figure(back.Bps, 16e9 * 128 / 130 * 8 / 8);
+  EXPECT_EQ(back.basis, "PCIe Gen4 x8") << "no NVLink that way: the slower of the two GPUs' PCIe";
+  EXPECT_EQ(peer_link(m, 0, 2).basis, "PCIe Gen3 x4") << "no peer facts: the slower PCIe, whichever end it is";
+  EXPECT_EQ(peer_link(m, 2, 0).basis, "PCIe Gen3 x4");
+  EXPECT_EQ(gpu_pcie(m, 1).basis, "PCIe Gen4 x8");
+  EXPECT_EQ(peer_link(m, 0, 3).Bps, 0) << "a GPU the machine does not describe: unknown";
+}
+
+TEST(LinkModel, ADeviceCopyIsHalfTheMemoryBandwidth) { EXPECT_EQ(device_copy_Bps(3352e9), 1676e9); }
+
+TEST(LinkModel, ATransfersRateIsItsBytesOverLatencyPlusBytesOverBandwidth) {
+  // 6 MB at 10 GB/s is 0.6 ms; with a 0.4 ms latency the transfer takes 1 ms: 6 GB/s. Both terms of
+  // different sizes, so that either one scaled or dropped moves the rate.
+  expect_link_figure(transfer_seconds(6e6, 4e-4, 1e10), 1e-3);
+  expect_link_figure(transfer_Bps(6e6, 4e-4, 1e10), 6e9);
+}
+
 TEST(Profile, RoundTripsThroughJson) {
   MachineProfile p;
   p.backend = "cuda";
