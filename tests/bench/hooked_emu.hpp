@@ -1,11 +1,13 @@
 #pragma once
 // The emulator behind hooks that tests of a check or a figure turn into a fault: a copy that does nothing,
 // a kernel that takes a known time. Everything else is the emulator's own.
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/emu/emu_backend.hpp"
@@ -126,6 +128,23 @@ class CopiesLandOnce final : public HookedEmu {
   std::mutex mutex_;
   std::vector<Covered> covered_;
   std::set<const std::byte*> written_;
+};
+
+// Every kernel takes at least `each` before its work: a sample of n kernels back to back takes at least n
+// times that, however fast the machine.
+class KernelsTakeAtLeast final : public HookedEmu {
+ public:
+  explicit KernelsTakeAtLeast(std::chrono::microseconds each) : each_(each) {}
+
+  std::function<void()> kernel(std::function<void()> work) override {
+    return [each = each_, work = std::move(work)] {
+      std::this_thread::sleep_for(each);
+      work();
+    };
+  }
+
+ private:
+  std::chrono::microseconds each_;
 };
 
 }  // namespace ferry

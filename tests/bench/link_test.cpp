@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
+#include "bench/hooked_emu.hpp"
 #include "bench/plan_texts.hpp"
 #include "bench/row_params.hpp"
 #include "cli/run_ferry.hpp"
@@ -259,6 +261,36 @@ TEST(Link, EachRowsModelIsTheSmallestCopysLatencyPlusBytesOverThePcieRate) {
   }
   EXPECT_EQ(modelled,
             (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "ceiling", "copy_queue", "device_copy"}));
+}
+
+// Every kernel sleeps 2 ms before its work, so a sample of 8 kernels takes 16 ms and more, and one
+// launch and sync 2 ms and more. A per-kernel row is its sample's time over its 8 kernels: at least the
+// 2 ms each kernel took, and (whatever the launches cost) well short of a whole sample's 8 x 2 ms over
+// one launch and sync.
+TEST(Link, EachPerKernelDispatchRowIsItsSampleOverItsKernels) {
+  const std::chrono::milliseconds each(2);
+  KernelsTakeAtLeast backend(each);
+  LinkConfig config = quick_config(backend);
+  config.host_memory = {MemoryKind::pinned};
+  config.sweep_bytes = {4096};
+  config.latency_bytes = config.queued_copy_bytes = {};
+  config.loaded_teams = {};
+  config.device_copy_bytes = 0;
+  config.kernels_per_sample = 8;
+  config.flag_round_trips = config.graph_round_trips = 20;
+  config.latency_repeat = config.dispatch_repeat = config.bandwidth_repeat = Repeat{1, 3, 3, 0};
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  const double one_launch_s = out.profile.device(0).launch_and_sync_s;
+  ASSERT_GE(one_launch_s, 2e-3);
+  int per_kernel_rows = 0;
+  for (const Row& row : out.result.rows) {
+    if (row.section != "dispatch" || !text_of(row, "what").ends_with("per kernel")) continue;
+    ++per_kernel_rows;
+    EXPECT_EQ(text_of(row, "kernels per sample"), "8");
+    EXPECT_GE(row.stats().min, 2e-3) << text_of(row, "what") << ": each kernel took 2 ms";
+    EXPECT_LT(row.stats().median, 4 * one_launch_s) << text_of(row, "what") << ": a sample of 8 kernels is 8 x 2 ms";
+  }
+  EXPECT_GE(per_kernel_rows, 3) << "stream launches, graph replay and a dependent chain";
 }
 
 TEST(Link, OnePeerPairNeedsTwoDevicesAndSaysSo) {
