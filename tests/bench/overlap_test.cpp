@@ -92,6 +92,78 @@ TEST(OverlapModel, PipelinedIsTheBusiestStagePlusOneSubBufferThroughTheOthers) {
       << "more sub-buffers: a shorter fill and drain";
 }
 
+// A part in 10^12: rounding, far below any term of the model scaled by 1.1.
+void expect_seconds(const Prediction& p, double expected) {
+  EXPECT_NEAR(p.seconds, expected, 1e-12 * expected) << p.basis;
+}
+
+TEST(OverlapModel, SerialIsEachStepsBytesOverItsRateAndThreeCopyLatencies) {
+  // 16 KiB vectors: a and b in at 16 KiB/s (2 s), the add at 4 KiB/s (4 s), c out at 2 KiB/s (8 s), and
+  // three copies of 0.5 s fixed cost (1.5 s). Every term differs, so none can change unseen.
+  const Rates r{.h2d_Bps = 16384, .d2h_Bps = 2048, .bidirectional_Bps = 100, .kernel_Bps = 4096, .copy_latency_s = 0.5};
+  expect_seconds(serial_time(16384, r), 2 + 4 + 8 + 1.5);
+}
+
+// 16 KiB vectors in 4 sub-buffers of 4 KiB: B = 16384 bytes, p = 4096. Each case below makes one stage the
+// busiest and gives every term of the bound a different size: the whole vector through the busiest stage,
+// one sub-buffer through each of the other two, and the copy latency of each sub-buffer copy.
+constexpr std::uint64_t vector_bytes = 16384;
+Split four_sub_buffers() {
+  const Split s = split_vector(vector_bytes / 4, 4, 4096);
+  EXPECT_EQ(s.parts.size(), 4u);
+  EXPECT_EQ(s.parts.front().count * 4, 4096u);
+  return s;
+}
+
+TEST(OverlapModel, WhenH2DIsBusiestTheBoundIsBothVectorsInThenOneSubBuffersAddAndD2H) {
+  // H2D of a and b: 2 x 16384 / 1024 = 32 s; then the last sub-buffer's add, 4096 / 4096 = 1 s, and its
+  // D2H, 4096 / 2048 = 2 s plus its copy latency 0.25 s. (The add busiest would be 14.5 s, D2H 17.25 s,
+  // both ways at once 3 x 16384 / 3072 = 16 s.)
+  const Rates r{
+      .h2d_Bps = 1024, .d2h_Bps = 2048, .bidirectional_Bps = 3072, .kernel_Bps = 4096, .copy_latency_s = 0.25};
+  const Prediction p = pipelined_bound(vector_bytes, four_sub_buffers(), r);
+  expect_seconds(p, 32 + 1 + 2 + 0.25);
+  EXPECT_EQ(p.basis, "H2D of a and b + one sub-buffer's add and D2H");
+}
+
+TEST(OverlapModel, WhenTheAddIsBusiestTheBoundIsOneSubBuffersH2DThenTheWholeAddThenOneD2H) {
+  // The first sub-buffer's H2D, 2 x 4096 / 4096 = 2 s plus 0.25 s; the add over the vector, 16384 / 512
+  // = 32 s; the last sub-buffer's D2H, 4096 / 1024 = 4 s plus 0.25 s. (H2D busiest: 8 + 8 + 4.25 = 20.25 s;
+  // D2H: 2.25 + 8 + 16 = 26.25 s.)
+  const Rates r{.h2d_Bps = 4096, .d2h_Bps = 1024, .bidirectional_Bps = 3072, .kernel_Bps = 512, .copy_latency_s = 0.25};
+  const Prediction p = pipelined_bound(vector_bytes, four_sub_buffers(), r);
+  expect_seconds(p, 2.25 + 32 + 4.25);
+  EXPECT_EQ(p.basis, "add + one sub-buffer's H2D and D2H");
+}
+
+TEST(OverlapModel, WhenD2HIsBusiestTheBoundIsOneSubBuffersH2DAndAddThenTheWholeD2H) {
+  // 2 x 4096 / 4096 = 2 s plus 0.25 s in, 4096 / 2048 = 2 s of add, 16384 / 256 = 64 s out. (H2D
+  // busiest: 8 + 2 + 16.25 = 26.25 s; the add: 2.25 + 8 + 16.25 = 26.5 s.)
+  const Rates r{.h2d_Bps = 4096, .d2h_Bps = 256, .bidirectional_Bps = 3072, .kernel_Bps = 2048, .copy_latency_s = 0.25};
+  const Prediction p = pipelined_bound(vector_bytes, four_sub_buffers(), r);
+  expect_seconds(p, 2.25 + 2 + 64);
+  EXPECT_EQ(p.basis, "D2H of c + one sub-buffer's H2D and add");
+}
+
+TEST(OverlapModel, WhenBothDirectionsShareTheLinkTheBoundIsThreeVectorsOverTheBidirectionalRate) {
+  // a, b and c over the link both ways at once: 3 x 16384 / 384 = 128 s, past the H2D-bound 35.25 s.
+  Rates r{.h2d_Bps = 1024, .d2h_Bps = 2048, .bidirectional_Bps = 384, .kernel_Bps = 4096, .copy_latency_s = 0.25};
+  const Prediction p = pipelined_bound(vector_bytes, four_sub_buffers(), r);
+  expect_seconds(p, 128);
+  EXPECT_EQ(p.basis, "PCIe both ways: 3 x vector / bidirectional");
+  r.bidirectional_Bps = 0;  // pageable memory: not measured, so no such term
+  expect_seconds(pipelined_bound(vector_bytes, four_sub_buffers(), r), 35.25);
+}
+
+TEST(OverlapModel, TheLargestSubBufferFillsAndDrainsThePipeline) {
+  // 4 KiB, 4 KiB and a last 2 KiB: p is the largest, 4096 bytes, not the last.
+  const Split uneven = split_vector(2560, 3, 4096);
+  ASSERT_EQ(uneven.parts.size(), 3u);
+  ASSERT_EQ(uneven.parts.back().count * 4, 2048u);
+  const Rates r{.h2d_Bps = 1024, .d2h_Bps = 2048, .bidirectional_Bps = 0, .kernel_Bps = 4096, .copy_latency_s = 0.25};
+  expect_seconds(pipelined_bound(10240, uneven, r), 2 * 10240.0 / 1024 + 1 + 2 + 0.25);
+}
+
 model::DeviceProfile profile() {
   model::DeviceProfile p;
   p.h2d_Bps = p.d2h_Bps = 10e9;
