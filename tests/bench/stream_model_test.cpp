@@ -137,6 +137,112 @@ TEST(StreamModel, WithinALatencyTheLinkAllowsTheMostThroughputWhoseWaitsFit) {
   EXPECT_DOUBLE_EQ(engine_ceiling_within(link, 40e-6).Bps, (256 << 10) / 10e-6);
 }
 
+// Every figure a different size, so that each term of a path or a ceiling moves the prediction: a copy
+// engine's rate and fixed cost differ by direction, the link both ways at once (bidir/2, 35 GB/s) is
+// below either, zero-copy writes are slower than reads, and a mapped read costs something.
+Ceilings distinct_ceilings() {
+  Ceilings c;
+  c.link.h2d_Bps = 50e9;
+  c.link.d2h_Bps = 40e9;
+  c.link.bidirectional_Bps = 70e9;
+  c.link.zero_copy_read_Bps = 45e9;
+  c.link.zero_copy_write_Bps = 30e9;
+  c.link.copy_engine_latency_h2d_s = 2e-6;
+  c.link.copy_engine_latency_d2h_s = 3e-6;
+  c.link.launch_and_sync_s = 11e-6;
+  c.link.launch_per_kernel_s = 4e-6;
+  c.link.graph_per_kernel_s = 1.25e-6;
+  c.link.flag_round_trip_s = 5e-6;
+  c.link.mapped_read_latency_s = 1.5e-6;
+  c.fused_compute_Bps = 1000e9;
+  c.stage_compute_Bps = 1200e9;
+  return c;
+}
+
+// Within a part in 10^12: rounding, far below a term scaled by 1.1 or dropped.
+void expect_model_seconds(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, 1e-12 * expected) << "expected " << expected;
+}
+
+constexpr double mib = 1 << 20;
+
+TEST(StreamModel, ACopyEngineChunksPathIsItsLaunchBothCopiesFixedCostsAndItsBytesThroughEachStep) {
+  for (Design d : {Design::offload, Design::chunked}) {
+    const Prediction p = predict({d, 1 << 20, 1}, config(), distinct_ceilings());
+    expect_model_seconds(p.path_s, 11e-6 + (2e-6 + mib / 50e9) + (3e-6 + mib / 40e9) + mib / 1000e9);
+    EXPECT_DOUBLE_EQ(p.latency_s, p.path_s) << to_string(d) << ": one chunk in flight waits for nothing";
+  }
+}
+
+TEST(StreamModel, APipelineChunkPaysALaunchPerMoreStageAndEachStageAtOneStagesRate) {
+  const Prediction p = predict({Design::pipeline, 1 << 20, 1}, config(), distinct_ceilings());
+  expect_model_seconds(p.path_s, 11e-6 + 2 * 4e-6 + (2e-6 + mib / 50e9) + (3e-6 + mib / 40e9) + 3 * mib / 1200e9);
+}
+
+TEST(StreamModel, AGraphChunksPathIsLinksRoundTripAndItsBytesElseALaunchTwoNodesAndTheCopies) {
+  Ceilings c = distinct_ceilings();
+  const Prediction older = predict({Design::graph, 1 << 20, 1}, config(), c);
+  expect_model_seconds(older.path_s, 4e-6 + 2 * 1.25e-6 + (2e-6 + mib / 50e9) + (3e-6 + mib / 40e9) + mib / 1000e9);
+  c.link.graph_chunk_round_trip_s = 20e-6;
+  const Prediction measured = predict({Design::graph, 1 << 20, 1}, config(), c);
+  expect_model_seconds(measured.path_s, 20e-6 + mib / 50e9 + mib / 40e9 + mib / 1000e9);
+}
+
+TEST(StreamModel, AZeroCopyChunkPaysALaunchAndAMappedReadThenStreamsAtTheSlowerOfLinkAndCompute) {
+  Ceilings c = distinct_ceilings();
+  // Without a read-while-write figure, the link both ways is the least of reads, writes and bidir/2: writes.
+  const Prediction link_bound = predict({Design::zerocopy, 1 << 20, 1}, config(), c);
+  expect_model_seconds(link_bound.path_s, 11e-6 + 1.5e-6 + mib / 30e9);
+  EXPECT_EQ(link_bound.ceiling_basis, "zero-copy read, write or bidir/2");
+  c.link.zero_copy_both_Bps = 25e9;
+  expect_model_seconds(predict({Design::zerocopy, 1 << 20, 1}, config(), c).path_s, 11e-6 + 1.5e-6 + mib / 25e9);
+  c.fused_compute_Bps = 20e9;  // compute slower than the link: compute binds
+  expect_model_seconds(predict({Design::zerocopy, 1 << 20, 1}, config(), c).path_s, 11e-6 + 1.5e-6 + mib / 20e9);
+}
+
+TEST(StreamModel, ADoorbellChunkPaysAFlagRoundTripAndAMappedReadThenStreamsAtTheSlowerOfLinkAndCompute) {
+  Ceilings c = distinct_ceilings();
+  c.link.zero_copy_both_Bps = 25e9;
+  for (Design d : {Design::fused, Design::pool})
+    expect_model_seconds(predict({d, 1 << 20, 1}, config(), c).path_s, 5e-6 + 1.5e-6 + mib / 25e9);
+  expect_model_seconds(predict({Design::persistent, 1 << 20, 1}, config(), c).path_s, 5e-6 + 1.5e-6 + mib / 25e9);
+  c.stage_compute_Bps = 60e9;  // one stage's rate over 3 stages: 20 GB/s, slower than the link
+  expect_model_seconds(predict({Design::persistent, 1 << 20, 1}, config(), c).path_s, 5e-6 + 1.5e-6 + 3 * mib / 60e9);
+  c.fused_compute_Bps = 10e9;
+  expect_model_seconds(predict({Design::fused, 1 << 20, 1}, config(), c).path_s, 5e-6 + 1.5e-6 + mib / 10e9);
+}
+
+TEST(StreamModel, TheCeilingIsTheLeastOfTheLinkBothWaysComputeAndTheHostsCalls) {
+  Ceilings c = distinct_ceilings();
+  EXPECT_DOUBLE_EQ(predict({Design::chunked, 1 << 20, 8}, config(), c).ceiling_Bps, 70e9 / 2) << "bidir/2";
+  c.link.bidirectional_Bps = 100e9;
+  EXPECT_DOUBLE_EQ(predict({Design::chunked, 1 << 20, 8}, config(), c).ceiling_Bps, 40e9) << "D2H, the slower way";
+  c.link.h2d_Bps = 39e9;
+  EXPECT_DOUBLE_EQ(predict({Design::chunked, 1 << 20, 8}, config(), c).ceiling_Bps, 39e9) << "H2D, now slower";
+  c.stage_compute_Bps = 90e9;  // 30 GB/s a stage of three
+  const Prediction compute = predict({Design::pipeline, 1 << 20, 8}, config(), c);
+  EXPECT_DOUBLE_EQ(compute.ceiling_Bps, 90e9 / 3);
+  EXPECT_EQ(compute.ceiling_basis, "compute");
+  // 64 KiB chunks: 3 host calls of 4 us each per chunk bind chunked (5.46 GB/s); zerocopy makes one call.
+  EXPECT_DOUBLE_EQ(predict({Design::chunked, 64 << 10, 8}, config(), c).ceiling_Bps, (64 << 10) / (3 * 4e-6));
+  EXPECT_DOUBLE_EQ(predict({Design::zerocopy, 64 << 10, 8}, config(), c).ceiling_Bps, (64 << 10) / (1 * 4e-6));
+}
+
+TEST(StreamModel, DeepChunksWaitBehindTheOthersAndDepthRaisesThroughputUntilTheCeiling) {
+  // chunked at 1 MiB: a path of 64.2 us against the ceiling of 35 GB/s, 30.0 us a chunk.
+  const Ceilings c = distinct_ceilings();
+  const double path = 11e-6 + (2e-6 + mib / 50e9) + (3e-6 + mib / 40e9) + mib / 1000e9;
+  for (int depth : {1, 2}) {
+    const Prediction p = predict({Design::chunked, 1 << 20, depth}, config(), c);
+    expect_model_seconds(p.latency_s, path);  // 2 x 30.0 us of link is still less than the path
+    expect_model_seconds(p.throughput_Bps, depth * mib / path);
+  }
+  const Prediction three = predict({Design::chunked, 1 << 20, 3}, config(), c);
+  expect_model_seconds(three.latency_s, 3 * mib / 35e9);
+  EXPECT_EQ(three.latency_basis, "depth 3 x chunk / PCIe both ways (bidir/2)");
+  EXPECT_DOUBLE_EQ(three.throughput_Bps, 35e9);
+}
+
 TEST(StreamModel, NoModelWhenTheProfileLacksAFigure) {
   Ceilings c = ceilings();
   c.link.zero_copy_read_Bps = 0;
