@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,74 @@ TEST(BeffModel, BandwidthApproachesBAndSmallMessagesPayTheLatency) {
   EXPECT_NEAR(t.rate_Bps(8), 8 / 2e-6, 1e3);
   EXPECT_NEAR(t.rate_Bps(1e9), 400e9, 1e9);
   EXPECT_DOUBLE_EQ(t.balance_bytes(), 800e3);
+}
+
+// Within a part in 10^12: rounding, far below a term scaled by 1.1 or dropped.
+void expect_beff_figure(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, 1e-12 * std::abs(expected)) << "expected " << expected;
+}
+
+TEST(BeffModel, AnExchangeIsItsLatencyPlusItsBytesOverTheBandwidth) {
+  // 10 kB at 5 GB/s is 2 us, after 3 us of latency: 5 us, 2 GB/s. The terms differ, so neither can
+  // change unseen; below 15 kB the latency is the larger.
+  const LinkTerms t{3e-6, 5e9};
+  expect_beff_figure(t.exchange_seconds(10e3), 5e-6);
+  expect_beff_figure(t.rate_Bps(10e3), 2e9);
+  expect_beff_figure(t.balance_bytes(), 15e3);
+}
+
+TEST(BeffModel, TheFitsBandwidthIsTheSlopeBetweenTheSizesAndItsLatencyWhatTheSmallerLeaves) {
+  // 1 MB more in 10 us more: 100 GB/s; 1000 B of the smaller size's 3 us are then 10 ns of it.
+  const LinkTerms fit = fit_two_sizes(1000, 3e-6, 1001000, 13e-6);
+  expect_beff_figure(fit.bandwidth_Bps, (1001000 - 1000) / (13e-6 - 3e-6));
+  expect_beff_figure(fit.latency_s, 3e-6 - 1000 / fit.bandwidth_Bps);
+  const LinkTerms no_room = fit_two_sizes(1000, 1e-6, 2000, 3e-6);
+  expect_beff_figure(no_room.bandwidth_Bps, 1000 / 2e-6);
+  EXPECT_EQ(no_room.latency_s, 0) << "1000 B at 500 MB/s take 2 us, more than the 1 us measured: no latency";
+  const LinkTerms noisy = fit_two_sizes(1000, 5e-6, 2000000, 4e-6);
+  EXPECT_EQ(noisy.latency_s, 5e-6) << "the larger was no slower: the smaller's time is the latency";
+  expect_beff_figure(noisy.bandwidth_Bps, 2000000 / 4e-6);
+}
+
+TEST(BeffModel, P2pCeTermsAreFittedThroughTheSmallestOneWayCopyAndTheSmallestPairBothWays) {
+  PeerProfile peer{.from = 0, .to = 1};
+  peer.copy_times = {{8, 4e-6}, {2 << 20, 30e-6}};
+  peer.both_ways = {{1000008, 14e-6}, {4000008, 50e-6}};
+  const std::optional<LinkTerms> terms = copy_engine_terms(peer);
+  ASSERT_TRUE(terms.has_value());
+  const double bandwidth = (1000008 - 8) / (14e-6 - 4e-6);  // 100 GB/s
+  expect_beff_figure(terms->bandwidth_Bps, bandwidth);
+  expect_beff_figure(terms->latency_s, 4e-6 - 8 / bandwidth);
+  peer.both_ways.clear();
+  EXPECT_FALSE(copy_engine_terms(peer).has_value()) << "a profile without copies both ways";
+}
+
+// LL up to 1 KiB (1 us, 2 GB/s), direct above (3 us, 8 GB/s).
+TransportModel two_protocols() { return {"p2p-sm", {{1024, {1e-6, 2e9}, "LL"}, {~0ull, {3e-6, 8e9}, "direct"}}}; }
+
+TEST(BeffModel, BeffIsTheMeanOfEachSizesRateUnderItsOwnProtocolsTerms) {
+  const double ll = 1000 / (1e-6 + 1000 / 2e9), direct_small = 4000 / (3e-6 + 4000 / 8e9),
+               direct_large = 8e6 / (3e-6 + 8e6 / 8e9);
+  expect_beff_figure(model_beff_Bps(two_protocols(), {1000, 4000, 8000000}), (ll + direct_small + direct_large) / 3);
+}
+
+TEST(BeffModel, ARingAcrossNodesTakesTheSlowerLatencyAndTheLowerBandwidthOfEachProtocolAndTheNetwork) {
+  const LinkTerms network{2e-6, 5e9};
+  const std::vector<std::uint64_t> sizes = {1000, 4000, 8000000};
+  const RingPrediction across = predict_ring(two_protocols(), 16, 4, network, true, sizes);
+  // LL: the network's 2 us with LL's own 2 GB/s; direct: its own 3 us with the network's 5 GB/s.
+  const double ll = 1000 / (2e-6 + 1000 / 2e9), direct_small = 4000 / (3e-6 + 4000 / 5e9),
+               direct_large = 8e6 / (3e-6 + 8e6 / 5e9);
+  expect_beff_figure(across.beff_per_device_Bps, (ll + direct_small + direct_large) / 3);
+  expect_beff_figure(across.beff_ring_Bps, 16 * (ll + direct_small + direct_large) / 3);
+  EXPECT_EQ(across.pace.latency_s, 3e-6);
+  EXPECT_EQ(across.pace.bandwidth_Bps, 5e9);
+  // Only 8 MB is past its balance size (direct: 3 us x 5 GB/s = 15 kB; LL: 4 kB, past 1000 B).
+  expect_beff_figure(across.bandwidth_share, direct_large / (ll + direct_small + direct_large));
+
+  const RingPrediction inside = predict_ring(two_protocols(), 4, 4, network, true, sizes);
+  EXPECT_FALSE(inside.spans_nodes);
+  expect_beff_figure(inside.beff_per_device_Bps, model_beff_Bps(two_protocols(), sizes));
 }
 
 TEST(BeffModel, TheFitPassesThroughItsTwoSizes) {
