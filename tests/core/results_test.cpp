@@ -1,11 +1,17 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/stats.hpp"
 #include "core/table.hpp"
 
 namespace ferry {
@@ -72,6 +78,83 @@ TEST(Results, CsvHasOneLinePerRowAndTheUnionOfParameters) {
   const std::string csv = results_to_csv(sample_results(Check::passed));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
   EXPECT_EQ(csv.rfind("workload,section,memory,bytes,round trips,metric", 0), 0u) << csv;
+}
+
+// 1..198 us, 500 us and 1000 us in a scrambled order: min, median, mean, p99 and max all differ, and
+// none is the first or the last sample taken.
+std::vector<double> asymmetric_samples() {
+  std::vector<double> samples;
+  for (int i = 0; i < 200; ++i) {
+    const int k = (i * 73 + 11) % 200;
+    samples.push_back(1e-6 * (k < 198 ? k + 1.0 : k == 198 ? 500.0 : 1000.0));
+  }
+  return samples;
+}
+
+Results one_latency_row(const std::vector<double>& samples) {
+  Row row;
+  row.section = "flag";
+  row.params = {{"what", "echo"}};
+  row.seconds = samples;
+  WorkloadResult w;
+  w.workload = "link";
+  w.sections = {{"flag", "Flag"}};
+  w.rows = {row};
+  Results r;
+  r.workloads = {w};
+  return r;
+}
+
+// Within the significant digits the CSV prints: 9 for the statistics, 6 for the value. The samples'
+// statistics differ from each other by far more.
+void expect_printed(double printed, double expected, int digits, const std::string& column) {
+  EXPECT_NEAR(printed, expected, std::pow(10.0, 1 - digits) * std::abs(expected)) << column;
+}
+
+TEST(Results, EachCsvStatisticsColumnHoldsItsOwnStatisticOfTheSamples) {
+  const std::vector<double> samples = asymmetric_samples();
+  const Stats s = summarize(samples);
+  ASSERT_EQ((std::set<double>{s.min, s.median, s.mean, s.p99, s.max}.size()), 5u) << "five different figures";
+
+  const std::string csv = results_to_csv(one_latency_row(samples));
+  const auto fields = [](const std::string& line) {
+    std::vector<std::string> out(1);
+    for (char c : line) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  const std::size_t end_of_header = csv.find('\n');
+  const std::vector<std::string> header = fields(csv.substr(0, end_of_header));
+  const std::vector<std::string> row =
+      fields(csv.substr(end_of_header + 1, csv.find('\n', end_of_header + 1) - end_of_header - 1));
+  ASSERT_EQ(header.size(), row.size()) << csv;
+  const auto column = [&](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(at, header.end()) << name << " in " << csv;
+    return at == header.end() ? std::nan("") : std::stod(row[static_cast<std::size_t>(at - header.begin())]);
+  };
+  expect_printed(column("min_s"), s.min, 9, "min_s");
+  expect_printed(column("median_s"), s.median, 9, "median_s");
+  expect_printed(column("mean_s"), s.mean, 9, "mean_s");
+  expect_printed(column("p99_s"), s.p99, 9, "p99_s");
+  expect_printed(column("max_s"), s.max, 9, "max_s");
+  expect_printed(column("value"), s.median * 1e6, 6, "value: a latency's median, in us");
+  EXPECT_EQ(column("samples"), 200);
+}
+
+TEST(Results, EachJsonStatisticHoldsItsOwnStatisticOfTheSamples) {
+  const std::vector<double> samples = asymmetric_samples();
+  const Stats s = summarize(samples);
+  const auto doc = nlohmann::json::parse(results_to_json(one_latency_row(samples)));
+  const auto& row = doc["workloads"][0]["rows"][0];
+  EXPECT_DOUBLE_EQ(row["stats_s"]["min"], s.min);
+  EXPECT_DOUBLE_EQ(row["stats_s"]["median"], s.median);
+  EXPECT_DOUBLE_EQ(row["stats_s"]["mean"], s.mean);
+  EXPECT_DOUBLE_EQ(row["stats_s"]["p99"], s.p99);
+  EXPECT_DOUBLE_EQ(row["stats_s"]["max"], s.max);
+  EXPECT_DOUBLE_EQ(row["value"], s.median * 1e6);
 }
 
 TEST(Results, TableShowsSizesForPeopleAndTheShareOfTheModel) {
