@@ -5,6 +5,7 @@
 
 #include "bench/beff/beff.hpp"
 #include "bench/common/exchange_areas.hpp"
+#include "bench/common/message_corruption.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -18,11 +19,9 @@ std::vector<std::uint64_t> definition_sizes() {
 }
 
 void parse_corruption(std::string_view text, BeffConfig& config) {
-  const std::size_t at = text.find('@');
-  config.corrupt_bytes = parse_bytes(text.substr(0, at));
-  config.corrupt_repetition = 0;
-  if (at != std::string_view::npos)
-    config.corrupt_repetition = parse_positive_int(text.substr(at + 1), corrupt_variable) - 1;
+  const MessageCorruption corruption = parse_message_corruption(text, corrupt_variable);
+  config.corrupt_bytes = corruption.bytes;
+  config.corrupt_repetition = corruption.index;
 }
 
 void parse_rank_exit(std::string_view text, BeffConfig& config) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bench/common/exchange_areas.hpp"
+#include "bench/common/message_corruption.hpp"
 #include "bench/topo/topo.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -82,11 +83,9 @@ TopoConfig TopoConfig::defaults(const Capabilities& capabilities, bool quick) {
 }
 
 void parse_corruption(std::string_view text, TopoConfig& config) {
-  const std::size_t at = text.find('@');
-  config.corrupt_bytes = parse_bytes(text.substr(0, at));
-  config.corrupt_round = 0;
-  if (at != std::string_view::npos)
-    config.corrupt_round = parse_positive_int(text.substr(at + 1), corrupt_variable) - 1;
+  const MessageCorruption corruption = parse_message_corruption(text, corrupt_variable);
+  config.corrupt_bytes = corruption.bytes;
+  config.corrupt_round = corruption.index;
 }
 
 void validate(Backend& backend, const TopoConfig& config, int participants) {
