@@ -4,8 +4,9 @@
 # built too (compile only without a GPU). Then the Python package's tests
 # (report, compare; warnings are errors; the results-file fuzzers), opening
 # reports in headless Chromium; the emulator alone (a CPU-only build) under
-# ASan+UBSan with every test, then the mutation step on that build (each named
-# check forced to pass must fail some test), its threaded tests under TSan, and
+# ASan+UBSan with every test, then the mutation steps on that build (each named
+# check forced to pass, and each careless source edit of scripts/mutants/catalogue.toml,
+# must fail some test), its threaded tests under TSan, and
 # the libFuzzer targets (clang). Each fuzzer runs FERRY_FUZZ_SECONDS (default
 # 60). First, every tracked C++ file must be formatted as .clang-format says
 # (scripts/check-format.sh).
@@ -40,6 +41,12 @@ run_python_tests() {  # PYTHON FERRY_BIN [PYTEST_ARG...]
     exit 1
   fi
   return "$code"
+}
+
+# Each careless edit of scripts/mutants/catalogue.toml alone, then all of them at once: each must fail a test.
+source_mutants() {
+  scripts/source-mutation.sh build-asan
+  scripts/source-mutation.sh build-asan --all
 }
 
 # Waits until the second lane has built tree NAME; fails, with the build's log, when that build failed.
@@ -109,6 +116,7 @@ stage pytest alone run_python_tests "$python" "$PWD/build/src/ferry" --ignore=te
 stage "wait for the asan+ubsan tree" wait_for_tree asan
 stage "asan+ubsan: ctest" alone scripts/sanitize.sh asan test
 stage "mutation (build-asan)" alone scripts/mutation.sh build-asan
+stage "source mutants (build-asan)" alone source_mutants
 stage "wait for the tsan tree" wait_for_tree tsan
 stage "tsan: ctest" alone scripts/sanitize.sh tsan test
 stage "wait for the fuzz tree" wait_for_tree fuzz

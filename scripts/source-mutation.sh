@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# CI's source-mutation step: every careless edit in scripts/mutants/catalogue.toml
+# must turn some test red. The mutation build (FERRY_MUTATION=ON: the ASan+UBSan
+# tree, never installed) compiles each entry into a copy of its file as
+# `(::ferry::mutant("ID") ? (replacement) : (original))` (scripts/mutants/schemata.py),
+# so this step builds nothing: for each entry, FERRY_MUTANT=ID turns that edit on
+# and the tests the entry names run until the first fails. The step fails, naming
+# the entry, when they all pass; it also fails on an entry whose original text is
+# missing from its file or found there more than once, and on one the build does
+# not hold. A mutant that does not compile fails the build itself, naming it.
+#
+# Usage: scripts/source-mutation.sh BUILD_DIR [ID...]   every entry, or the ones named
+#        scripts/source-mutation.sh BUILD_DIR --all     every mutant at once, every test until one fails: one must
+# Each entry's ctest output is kept in BUILD_DIR/mutants/logs/ID.log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+usage="usage: scripts/source-mutation.sh BUILD_DIR [--all | ID...]"
+build=${1:?$usage}
+shift
+given=$build
+build=$(cd "$build" 2> /dev/null && pwd) || { echo "source-mutation: no build folder $given" >&2; exit 1; }
+grep -q '^FERRY_MUTATION:BOOL=ON' "$build/CMakeCache.txt" ||
+  { echo "source-mutation: $build was not configured with -DFERRY_MUTATION=ON" >&2; exit 1; }
+# Another catalogue only for the step's own tests (python/tests/test_source_mutation.py).
+catalogue=${FERRY_MUTANT_CATALOGUE:-scripts/mutants/catalogue.toml}
+schemata=(python3 scripts/mutants/schemata.py)
+python=python3
+[ -x .venv/bin/python ] && python=$PWD/.venv/bin/python
+
+# Every entry's text is in its file once, and the build holds every entry.
+"${schemata[@]}" check "$catalogue" . || { echo "source-mutation: fix the entries above in $catalogue" >&2; exit 1; }
+compiled=$(cat $(find "$build/mutants/src" -name '*.mutants' 2> /dev/null) /dev/null)
+status=0
+declare -A tests_of pytest_of reason_of
+ids=()
+while IFS=$'\x1f' read -r id tests pytest file reason; do
+  ids+=("$id")
+  tests_of[$id]=$tests
+  pytest_of[$id]=$pytest
+  reason_of[$id]=$reason
+  if ! grep -qx "compiled $id" <<< "$compiled"; then
+    left_out=$(grep "^left out $id:" <<< "$compiled" || true)
+    echo "source-mutation: entry '$id' is not in $build: ${left_out:-nothing there compiles $file, or the build predates the entry (build it again)}" >&2
+    status=1
+  fi
+done < <("${schemata[@]}" list "$catalogue")
+[ $status -eq 0 ] || exit 1
+
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+logs=$build/mutants/logs
+mkdir -p "$logs"
+jobs=$(nproc)
+
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+seconds_since() { local ms=$(($(now_ms) - $1)); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
+
+# ctest's own summary, so that a run that broke for another reason is not taken for a caught mutant.
+failed_count() { sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests\{0,1\} failed out of [0-9]*$/\1/p' "$1"; }
+
+if [ "${1:-}" = --all ]; then
+  log=$logs/all.log
+  echo "source-mutation: all ${#ids[@]} mutants at once, every test until one fails"
+  (cd "$build" && FERRY_MUTANT=all ctest -j"$jobs" --timeout 300 --stop-on-failure > "$log" 2>&1) || true
+  failed=$(failed_count "$log")
+  if [ -z "$failed" ]; then tail -20 "$log" >&2; echo "source-mutation: ctest gave no summary (log: $log)" >&2; exit 1; fi
+  [ "$failed" -gt 0 ] || { echo "source-mutation: with every mutant on, every test passed" >&2; exit 1; }
+  by=$(sed -n '/The following tests FAILED:/,$s/^[[:space:]]*[0-9]* - \([^ ]*\) .*/\1/p' "$log" | head -3 | paste -sd, -)
+  echo "source-mutation: with every mutant on, the suite fails, as it must: $by (log: $log)"
+  exit 0
+fi
+if [ $# -gt 0 ]; then
+  for id in "$@"; do [ -n "${tests_of[$id]:-}" ] || { echo "source-mutation: no entry '$id' in $catalogue" >&2; exit 1; }; done
+  ids=("$@")
+fi
+
+missed=()
+step_start=$(now_ms)
+for id in "${ids[@]}"; do
+  tests=${tests_of[$id]}
+  count=$(cd "$build" && ctest -N -R "$tests" | sed -n 's/^Total Tests: //p')
+  if [ -z "$count" ] || [ "$count" -eq 0 ]; then
+    echo "source-mutation: entry '$id': no test matches '$tests' in $build" >&2
+    missed+=("$id")
+    continue
+  fi
+  log=$logs/$id.log reached=$logs/$id.reached
+  rm -f "$reached"
+  start=$(now_ms)
+  # Until the first failure: a caught mutant costs its first red test, not its whole selection.
+  (cd "$build" && FERRY_MUTANT=$id FERRY_MUTANT_REACHED=$reached \
+    ctest -j"$jobs" --timeout 300 --stop-on-failure -R "$tests" > "$log" 2>&1) || true
+  failed=$(failed_count "$log")
+  by=$(sed -n '/The following tests FAILED:/,$s/^[[:space:]]*[0-9]* - \([^ ]*\) .*/\1/p' "$log" | head -3 | paste -sd, -)
+  if [ -z "$failed" ]; then
+    tail -20 "$log" >&2
+    echo "source-mutation: entry '$id': ctest gave no summary (log: $log)" >&2
+    missed+=("$id")
+    continue
+  fi
+  if [ "$failed" -eq 0 ] && [ -n "${pytest_of[$id]}" ]; then
+    # shellcheck disable=SC2086  # the entry's pytest arguments, split as written
+    if ! (cd python && FERRY_BIN="$build/src/ferry" FERRY_MUTANT=$id FERRY_MUTANT_REACHED=$reached \
+      "$python" -m pytest -q -x -p no:cacheprovider ${pytest_of[$id]} >> "$log" 2>&1); then
+      failed=1 by="pytest ${pytest_of[$id]}"
+    fi
+  fi
+  seconds=$(seconds_since "$start")
+  if [ "$failed" -gt 0 ]; then
+    printf 'source-mutation: caught      %-48s by %s (%s s)\n' "$id" "$by" "$seconds"
+  else
+    ran=$([ -e "$reached" ] && echo "they ran its site" || echo "none of them ran its site")
+    printf 'source-mutation: NOT CAUGHT  %-48s all %s tests matching %s passed; %s (%s s)\n' \
+      "$id" "$count" "'$tests'" "$ran" "$seconds" >&2
+    echo "    it breaks: ${reason_of[$id]}" >&2
+    missed+=("$id")
+  fi
+done
+printf 'source-mutation: %d of %d mutants caught in %s s\n' $((${#ids[@]} - ${#missed[@]})) "${#ids[@]}" \
+  "$(seconds_since "$step_start")"
+if [ ${#missed[@]} -gt 0 ]; then
+  echo "source-mutation: no test noticed: ${missed[*]} (logs in $logs)" >&2
+  exit 1
+fi
