@@ -4,13 +4,17 @@
 
 #include "bench/plan_texts.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <map>
+#include <string>
 
 #include "backend/emu/emu_backend.hpp"
+#include "bench/hooked_emu.hpp"
 #include "bench/overlap/overlap_kernels.hpp"
 #include "bench/overlap/overlap_model.hpp"
 #include "bench/overlap/overlap_split.hpp"
+#include "bench/row_params.hpp"
 #include "cli/run_ferry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
@@ -327,4 +331,48 @@ TEST(Overlap, TheCommandExitsOneOnACorruptedRowAndTwoOnARowItDoesNotMeasure) {
 }
 
 }  // namespace
+
+namespace overlap_figures_test {
+namespace {
+
+// The variants' rows, by variant: cpu, serial, then pipelined for each k measured.
+std::vector<const Row*> variant_rows(const WorkloadResult& r, const std::string& variant) {
+  std::vector<const Row*> rows;
+  for (const Row& row : r.rows)
+    if (row.section == "variants" && text_of(row, "variant") == variant) rows.push_back(&row);
+  return rows;
+}
+
+// A speedup as ratio() prints it, "0.25x": two decimals, so within half a hundredth of `expected`.
+void expect_speedup(const Row& row, const std::string& key, double expected) {
+  const std::string printed = text_of(row, key);
+  ASSERT_TRUE(printed.ends_with("x")) << key << ": " << printed;
+  EXPECT_NEAR(std::stod(printed), expected, 0.005 + 1e-9)
+      << text_of(row, "variant") << " k=" << text_of(row, "splits") << ", " << key << ": " << printed;
+}
+
+// Every kernel sleeps 2 ms, so serial (one add) takes 2 ms and more while the host adds the same 64 KiB
+// with no kernel at all: the cpu and serial times differ, and so do the two speedups of every row.
+TEST(OverlapSpeedups, EachRowsSpeedupIsTheCpuRowsOrTheSerialRowsTimeOverItsOwn) {
+  KernelsTakeAtLeast backend(std::chrono::milliseconds(2));
+  const WorkloadResult r = run(backend, tiny_config(), profile(), Progress("test", false)).result;
+  ASSERT_TRUE(r.passed());
+  ASSERT_EQ(variant_rows(r, "cpu").size(), 1u);
+  ASSERT_EQ(variant_rows(r, "serial").size(), 1u);
+  const double cpu_s = variant_rows(r, "cpu").front()->value(), serial_s = variant_rows(r, "serial").front()->value();
+  ASSERT_GE(serial_s, 2e-3) << "serial's add took 2 ms";
+  int rows = 0;
+  for (const char* variant : {"cpu", "serial", "pipelined"})
+    for (const Row* row : variant_rows(r, variant)) {
+      ++rows;
+      expect_speedup(*row, "speedup vs cpu", cpu_s / row->value());
+      expect_speedup(*row, "speedup vs serial", serial_s / row->value());
+    }
+  EXPECT_EQ(rows, 5) << "cpu, serial and k = 1, 3 and 16";
+  EXPECT_EQ(text_of(*variant_rows(r, "cpu").front(), "speedup vs cpu"), "1.00x");
+  EXPECT_EQ(text_of(*variant_rows(r, "serial").front(), "speedup vs serial"), "1.00x");
+}
+
+}  // namespace
+}  // namespace overlap_figures_test
 }  // namespace ferry::overlap
