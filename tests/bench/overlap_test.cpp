@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "backend/emu/emu_backend.hpp"
 #include "bench/hooked_emu.hpp"
@@ -371,6 +372,69 @@ TEST(OverlapSpeedups, EachRowsSpeedupIsTheCpuRowsOrTheSerialRowsTimeOverItsOwn) 
   EXPECT_EQ(rows, 5) << "cpu, serial and k = 1, 3 and 16";
   EXPECT_EQ(text_of(*variant_rows(r, "cpu").front(), "speedup vs cpu"), "1.00x");
   EXPECT_EQ(text_of(*variant_rows(r, "serial").front(), "speedup vs serial"), "1.00x");
+}
+
+// A stream whose host wait returns `late` after its work is done, as a wait that sleeps until woken does:
+// the stream's events mark when the work ended, the host's clock when the host saw it end.
+class LateWaitStream final : public Stream {
+ public:
+  LateWaitStream(std::unique_ptr<Stream> inner, std::chrono::milliseconds late)
+      : inner_(std::move(inner)), late_(late) {}
+
+  BackendKind backend_kind() const override { return inner_->backend_kind(); }
+  int device() const override { return inner_->device(); }
+  void* native_handle() const override { return inner_->native_handle(); }
+  void copy(void* destination, const void* source, std::size_t bytes) override {
+    inner_->copy(destination, source, bytes);
+  }
+  void fill(void* destination, std::uint8_t byte, std::size_t bytes) override {
+    inner_->fill(destination, byte, bytes);
+  }
+  void enqueue_host(std::function<void()> work) override { inner_->enqueue_host(std::move(work)); }
+  void record(Event& event) override { inner_->record(event); }
+  void wait(const Event& event) override { inner_->wait(event); }
+  void synchronize() override {
+    inner_->synchronize();
+    std::this_thread::sleep_for(late_);
+  }
+  void begin_capture(CaptureMode mode) override { inner_->begin_capture(mode); }
+  std::unique_ptr<Graph> end_capture() override { return inner_->end_capture(); }
+  void replay(const Graph& graph) override { inner_->replay(graph); }
+
+ private:
+  std::unique_ptr<Stream> inner_;
+  std::chrono::milliseconds late_;
+};
+
+class HostWaitsReturnLate final : public HookedEmu {
+ public:
+  explicit HostWaitsReturnLate(std::chrono::milliseconds late) : late_(late) {}
+  std::unique_ptr<Stream> make_stream(int device) override {
+    return std::make_unique<LateWaitStream>(HookedEmu::make_stream(device), late_);
+  }
+
+ private:
+  std::chrono::milliseconds late_;
+};
+
+// A variant's sample is host wall time from the first copy enqueued to the return of the host's final
+// wait, when c is in host memory (docs/overlap.md), not the main stream's events around the work: with
+// every host wait returning 10 ms after its stream is done, each serial and pipelined sample is 10 ms
+// and more, however fast the copies and adds of a 64 KiB vector are.
+TEST(OverlapTiming, AVariantsSampleRunsToTheReturnOfTheHostsFinalWait) {
+  HostWaitsReturnLate backend(std::chrono::milliseconds(10));
+  OverlapConfig config = tiny_config();
+  config.splits = {1, 4};
+  const WorkloadResult r = run(backend, config, profile(), Progress("test", false)).result;
+  EXPECT_TRUE(r.passed());
+  int rows = 0;
+  for (const char* variant : {"serial", "pipelined"})
+    for (const Row* row : variant_rows(r, variant)) {
+      ++rows;
+      EXPECT_EQ(row->sample_count(), 2u);
+      EXPECT_GE(row->stats().min, 10e-3) << variant << " k=" << text_of(*row, "splits");
+    }
+  EXPECT_EQ(rows, 3) << "serial and k = 1 and 4";
 }
 
 }  // namespace
