@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "backend/emu/emu_backend.hpp"
@@ -261,6 +263,54 @@ TEST(Link, EachRowsModelIsTheSmallestCopysLatencyPlusBytesOverThePcieRate) {
   }
   EXPECT_EQ(modelled,
             (std::set<std::string>{"bandwidth", "zero_copy", "copy_latency", "ceiling", "copy_queue", "device_copy"}));
+}
+
+// docs/link.md: a ceiling is, for each memory kind, path and direction, the row with the best median
+// over the size sweep; the profile the other workloads' models read holds that figure. The emulator's
+// 4 KiB, 64 KiB and 1 MiB copies move at rates of their own, so the sweep's worst row is another row.
+TEST(Link, EachCeilingIsTheFastestRowOfItsSeriesOverTheSweepAndTheProfileHoldsIt) {
+  emu::EmuBackend backend;
+  const LinkConfig config = quick_config(backend);
+  ASSERT_EQ(config.sweep_bytes.size(), 3u);
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  const model::DeviceProfile& d = out.profile.device(0);
+  // The profile's field each ceiling fills; the series the models do not read fill none.
+  const std::map<std::string, double> profile_of = {
+      {"copy engine pinned h2d", d.h2d_Bps},
+      {"copy engine pinned d2h", d.d2h_Bps},
+      {"copy engine pinned bidir", d.bidirectional_Bps},
+      {"copy engine pageable h2d", d.pageable_h2d_Bps},
+      {"copy engine pageable d2h", d.pageable_d2h_Bps},
+      {"zero-copy kernel mapped h2d", d.zero_copy_read_Bps},
+      {"zero-copy kernel mapped d2h", d.zero_copy_write_Bps},
+      {"zero-copy kernel mapped both, per direction", d.zero_copy_both_Bps},
+  };
+  std::size_t ceilings = 0, in_the_profile = 0;
+  for (const Row& ceiling : out.result.rows) {
+    if (ceiling.section != "ceiling") continue;
+    ++ceilings;
+    const bool zero_copy = text_of(ceiling, "path") == "zero-copy kernel";
+    const std::string series =
+        text_of(ceiling, "path") + " " + text_of(ceiling, "memory") + " " + text_of(ceiling, "direction");
+    std::vector<const Row*> sweep;
+    for (const Row& r : out.result.rows)
+      if (r.section == (zero_copy ? "zero_copy" : "bandwidth") && text_of(r, "device") == text_of(ceiling, "device") &&
+          text_of(r, "direction") == text_of(ceiling, "direction") &&
+          (zero_copy || text_of(r, "memory") == text_of(ceiling, "memory")))
+        sweep.push_back(&r);
+    ASSERT_EQ(sweep.size(), config.sweep_bytes.size()) << series;
+    const Row* fastest = *std::max_element(sweep.begin(), sweep.end(),
+                                           [](const Row* a, const Row* b) { return a->value() < b->value(); });
+    EXPECT_DOUBLE_EQ(ceiling.value(), fastest->value()) << series << ": the best median of the sweep";
+    EXPECT_EQ(ceiling.seconds, fastest->seconds) << series;
+    EXPECT_EQ(text_of(ceiling, "best at bytes"), text_of(*fastest, "bytes")) << series << ": names the fastest size";
+    if (const auto field = profile_of.find(series); field != profile_of.end()) {
+      ++in_the_profile;
+      EXPECT_DOUBLE_EQ(field->second, ceiling.value()) << series << ": the profile holds the ceiling";
+    }
+  }
+  EXPECT_EQ(ceilings, 3u * 3 + 3) << "three memory kinds by three directions through the copy engine, and zero-copy's";
+  EXPECT_EQ(in_the_profile, profile_of.size());
 }
 
 // Every kernel sleeps 2 ms before its work, so a sample of 8 kernels takes 16 ms and more, and one
