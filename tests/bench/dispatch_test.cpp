@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <map>
 #include <set>
+#include <thread>
 
 #include "backend/select.hpp"
 #include "bench/common/verify.hpp"
@@ -22,6 +25,7 @@
 #include "cli/run_ferry.hpp"
 #include "core/check.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace ferry::dispatch {
 namespace {
@@ -574,6 +578,56 @@ TEST(SortBench, EachRungAndTheCopiesRunThreeWarmUpSortsBeforeTheirTimedOnes) {
     EXPECT_EQ(backend.kernels_run.load(), runs * bench.dispatches(rung).kernels) << plan(rung).name;
     EXPECT_EQ(backend.copies.load(), plan(rung).zero_copy ? 0 : 2 * runs) << plan(rung).name;
   }
+}
+
+// Every copy takes at least 500 us more than the emulator's: each key count's copies alone take 1 ms
+// and more, so each copying rung's cost per pass stands well apart from its median over its passes.
+class CopiesTakeAtLeastHalfAMillisecond final : public HookedEmu {
+ public:
+  // Called as the copy is enqueued, inside the host's timed span.
+  bool copy_lands(const void*) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    return true;
+  }
+};
+
+// docs/dispatch.md: per pass us = (the rung's median - the copies alone through the same memory) / passes;
+// a rung without copies: its median / passes. Read off one run's rows, to the printed hundredth of a us.
+TEST(Dispatch, EachRungsCostPerPassIsItsMedianLessItsCopiesOverThePasses) {
+  CopiesTakeAtLeastHalfAMillisecond backend;
+  DispatchConfig config;
+  config.keys = {64, 256};
+  config.tile = 16;
+  config.iterations = 2;
+  const WorkloadResult result = run(backend, config, profile(), Progress("dispatch", false));
+  ASSERT_TRUE(result.passed());
+  std::map<std::pair<std::string, std::string>, double> copies_s;  // by key count and host memory
+  for (const Row& row : result.rows)
+    if (row.section == "copies") copies_s[{text_of(row, "keys"), text_of(row, "host")}] = row.value();
+  ASSERT_EQ(copies_s.size(), 2u * 2);
+  std::size_t copying = 0, copy_free = 0;
+  for (const Row& row : result.rows) {
+    if (row.section != "ladder") continue;
+    const std::string rung = text_of(row, "rung");
+    const auto passes = static_cast<double>(pass_count(std::get<std::int64_t>(param(row, "keys"))));
+    double sort_s = row.value();
+    if (plan(parse_rung(rung)).zero_copy) {
+      ++copy_free;
+    } else {
+      ++copying;
+      sort_s -= copies_s.at({text_of(row, "keys"), text_of(row, "host")});
+    }
+    const std::string per_pass = text_of(row, "per pass us");
+    const std::string at = rung + " at " + text_of(row, "keys") + " keys: " + per_pass;
+    if (sort_s < 0) {
+      EXPECT_EQ(per_pass, "-") << at << ": the copies alone took longer than the whole rung";
+      continue;
+    }
+    ASSERT_NE(per_pass, "-") << at;
+    EXPECT_NEAR(std::stod(per_pass), to_us(sort_s / passes), 0.005 + 1e-9) << at;
+  }
+  EXPECT_EQ(copying, 2u * 7) << "baseline to +onchip but +pdl and +fused, at each key count";
+  EXPECT_EQ(copy_free, 2u * 2) << "+cluster and +resident";
 }
 
 TEST(Dispatch, EveryRungTheEmulatorCanRunPasses) {
