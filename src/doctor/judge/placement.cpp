@@ -116,7 +116,6 @@ void pinned_memory_node(const Inputs& in, int device, std::vector<Finding>& out)
   out.push_back(std::move(f));
 }
 
-// The cause of a low figure when another process was on the GPU; empty when none was.
 }  // namespace
 
 void judge_placement(const Inputs& in, std::vector<Finding>& out) {
