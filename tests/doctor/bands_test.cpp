@@ -151,7 +151,7 @@ TEST(DoctorBands, PinnedCopiesBothWaysAreOkWarnAndFailAgainstBothDirectionsOfThe
 }
 
 TEST(DoctorBands, PageableCopiesWarnBelowTheirShareOfPinned) {
-  const model::DeviceProfile& pinned = healthy(1).figures.devices[0];
+  const model::DeviceProfile pinned = healthy(1).figures.devices[0];  // a copy: healthy() returns a temporary
   expect_edges(gpu_rate("pageable h2d", &model::DeviceProfile::pageable_h2d_Bps),
                share_edge(pinned.h2d_Bps, pageable_vs_pinned, Verdict::warn));
   expect_edges(gpu_rate("pageable d2h", &model::DeviceProfile::pageable_d2h_Bps),
