@@ -9,9 +9,8 @@
 # Usage: scripts/mutation.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:?usage: scripts/mutation.sh BUILD_DIR (configured with -DFERRY_MUTATION=ON)}
-grep -q '^FERRY_MUTATION:BOOL=ON' "$build/CMakeCache.txt" ||
-  { echo "mutation: $build was not configured with -DFERRY_MUTATION=ON" >&2; exit 1; }
+. scripts/mutation-lib.sh
+build=$(mutation_build mutation "${1:?usage: scripts/mutation.sh BUILD_DIR (configured with -DFERRY_MUTATION=ON)}")
 
 # The tests that hold each workload's checks (ctest names: gtest's Suite.Test, or the ctest runs).
 declare -A tests_of=(
@@ -38,21 +37,18 @@ for name in $used; do
 done
 [ $status -eq 0 ] || exit 1
 
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 for name in $names; do
   workload=${name%%.*}
   selection=${tests_of[$workload]:-}
   [ -n "$selection" ] || { echo "mutation: no tests are named for workload '$workload' (check '$name')" >&2; exit 1; }
-  count=$(cd "$build" && ctest -N -R "$selection" | sed -n 's/^Total Tests: //p')
+  count=$(tests_matching "$build" "$selection")
   if [ -z "$count" ] || [ "$count" -eq 0 ]; then
     echo "mutation: no tests match '$selection' in $build (check '$name')" >&2
     exit 1
   fi
-  log="$PWD/$build/mutation-$name.log"
-  # Until the first failure: a check the tests hold costs its first red test, not the whole selection.
-  (cd "$build" && FERRY_FORCE_PASS=$name ctest -j"$(nproc)" --timeout 900 --stop-on-failure -R "$selection" > "$log" 2>&1) || true
-  # ctest's own summary, so that a step that broke for another reason is not taken for a caught mutation.
-  failed=$(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests\{0,1\} failed out of [0-9]*$/\1/p' "$log")
+  log="$build/mutation-$name.log"
+  FERRY_FORCE_PASS=$name until_first_failure "$build" "$log" -R "$selection"
+  failed=$(failed_count "$log")
   if [ -z "$failed" ]; then
     tail -20 "$log" >&2
     echo "mutation: ctest gave no summary for '$name' (log: $log)" >&2

@@ -15,12 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: scripts/source-mutation.sh BUILD_DIR [--all | ID...]"
-build=${1:?$usage}
+. scripts/mutation-lib.sh
+build=$(mutation_build source-mutation "${1:?$usage}")
 shift
-given=$build
-build=$(cd "$build" 2> /dev/null && pwd) || { echo "source-mutation: no build folder $given" >&2; exit 1; }
-grep -q '^FERRY_MUTATION:BOOL=ON' "$build/CMakeCache.txt" ||
-  { echo "source-mutation: $build was not configured with -DFERRY_MUTATION=ON" >&2; exit 1; }
 # Another catalogue only for the step's own tests (python/tests/test_source_mutation.py).
 catalogue=${FERRY_MUTANT_CATALOGUE:-scripts/mutants/catalogue.toml}
 schemata=(python3 scripts/mutants/schemata.py)
@@ -46,25 +43,20 @@ while IFS=$'\x1f' read -r id tests pytest file reason; do
 done < <("${schemata[@]}" list "$catalogue")
 [ $status -eq 0 ] || exit 1
 
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 logs=$build/mutants/logs
 mkdir -p "$logs"
-jobs=$(nproc)
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 seconds_since() { local ms=$(($(now_ms) - $1)); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
 
-# ctest's own summary, so that a run that broke for another reason is not taken for a caught mutant.
-failed_count() { sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests\{0,1\} failed out of [0-9]*$/\1/p' "$1"; }
-
 if [ "${1:-}" = --all ]; then
   log=$logs/all.log
   echo "source-mutation: all ${#ids[@]} mutants at once, every test until one fails"
-  (cd "$build" && FERRY_MUTANT=all ctest -j"$jobs" --timeout 300 --stop-on-failure > "$log" 2>&1) || true
+  FERRY_MUTANT=all until_first_failure "$build" "$log"
   failed=$(failed_count "$log")
   if [ -z "$failed" ]; then tail -20 "$log" >&2; echo "source-mutation: ctest gave no summary (log: $log)" >&2; exit 1; fi
   [ "$failed" -gt 0 ] || { echo "source-mutation: with every mutant on, every test passed" >&2; exit 1; }
-  by=$(sed -n '/The following tests FAILED:/,$s/^[[:space:]]*[0-9]* - \([^ ]*\) .*/\1/p' "$log" | head -3 | paste -sd, -)
+  by=$(first_failed "$log")
   echo "source-mutation: with every mutant on, the suite fails, as it must: $by (log: $log)"
   exit 0
 fi
@@ -77,7 +69,7 @@ missed=()
 step_start=$(now_ms)
 for id in "${ids[@]}"; do
   tests=${tests_of[$id]}
-  count=$(cd "$build" && ctest -N -R "$tests" | sed -n 's/^Total Tests: //p')
+  count=$(tests_matching "$build" "$tests")
   if [ -z "$count" ] || [ "$count" -eq 0 ]; then
     echo "source-mutation: entry '$id': no test matches '$tests' in $build" >&2
     missed+=("$id")
@@ -86,11 +78,9 @@ for id in "${ids[@]}"; do
   log=$logs/$id.log reached=$logs/$id.reached
   rm -f "$reached"
   start=$(now_ms)
-  # Until the first failure: a caught mutant costs its first red test, not its whole selection.
-  (cd "$build" && FERRY_MUTANT=$id FERRY_MUTANT_REACHED=$reached \
-    ctest -j"$jobs" --timeout 300 --stop-on-failure -R "$tests" > "$log" 2>&1) || true
+  FERRY_MUTANT=$id FERRY_MUTANT_REACHED=$reached until_first_failure "$build" "$log" -R "$tests"
   failed=$(failed_count "$log")
-  by=$(sed -n '/The following tests FAILED:/,$s/^[[:space:]]*[0-9]* - \([^ ]*\) .*/\1/p' "$log" | head -3 | paste -sd, -)
+  by=$(first_failed "$log")
   if [ -z "$failed" ]; then
     tail -20 "$log" >&2
     echo "source-mutation: entry '$id': ctest gave no summary (log: $log)" >&2
