@@ -21,19 +21,16 @@ shift
 # Another catalogue only for the step's own tests (python/tests/test_source_mutation.py).
 catalogue=${FERRY_MUTANT_CATALOGUE:-scripts/mutants/catalogue.toml}
 schemata=(python3 scripts/mutants/schemata.py)
-python=python3
-[ -x .venv/bin/python ] && python=$PWD/.venv/bin/python
 
 # Every entry's text is in its file once, and the build holds every entry.
 "${schemata[@]}" check "$catalogue" . || { echo "source-mutation: fix the entries above in $catalogue" >&2; exit 1; }
 compiled=$(cat $(find "$build/mutants/src" -name '*.mutants' 2> /dev/null) /dev/null)
 status=0
-declare -A tests_of pytest_of reason_of
+declare -A tests_of reason_of
 ids=()
-while IFS=$'\x1f' read -r id tests pytest file reason; do
+while IFS=$'\x1f' read -r id tests file reason; do
   ids+=("$id")
   tests_of[$id]=$tests
-  pytest_of[$id]=$pytest
   reason_of[$id]=$reason
   if ! grep -qx "compiled $id" <<< "$compiled"; then
     left_out=$(grep "^left out $id:" <<< "$compiled" || true)
@@ -86,13 +83,6 @@ for id in "${ids[@]}"; do
     echo "source-mutation: entry '$id': ctest gave no summary (log: $log)" >&2
     missed+=("$id")
     continue
-  fi
-  if [ "$failed" -eq 0 ] && [ -n "${pytest_of[$id]}" ]; then
-    # shellcheck disable=SC2086  # the entry's pytest arguments, split as written
-    if ! (cd python && FERRY_BIN="$build/src/ferry" FERRY_MUTANT=$id FERRY_MUTANT_REACHED=$reached \
-      "$python" -m pytest -q -x -p no:cacheprovider ${pytest_of[$id]} >> "$log" 2>&1); then
-      failed=1 by="pytest ${pytest_of[$id]}"
-    fi
   fi
   seconds=$(seconds_since "$start")
   if [ "$failed" -gt 0 ]; then

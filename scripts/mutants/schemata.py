@@ -19,7 +19,7 @@ Commands:
                                       the ids compiled in, and a line per entry left out, with why
   check CATALOGUE ROOT                every entry well formed, its original text in its file once,
                                       no two entries' texts overlapping; exit 1 naming each that is not
-  list CATALOGUE                      id, tests, pytest, file and reason of each entry, separated by
+  list CATALOGUE                      id, tests, file and reason of each entry, separated by
                                       the unit separator (0x1f): a tab, being white space to bash's
                                       read, would run an empty field into the next
 """
@@ -29,7 +29,7 @@ import tomllib
 from pathlib import Path
 
 FORMS = ("expression", "constant")
-FIELDS = {"id", "file", "reason", "original", "replacement", "within", "tests", "pytest", "form"}
+FIELDS = {"id", "file", "reason", "original", "replacement", "within", "tests", "form"}
 REQUIRED = ("id", "file", "reason", "original", "replacement", "tests")
 ID = re.compile(r"^[a-z_]+\.[a-z0-9_.-]+$")
 # `[inline] [static] constexpr TYPE NAME{INIT};` or `... NAME = INIT;`
@@ -64,7 +64,6 @@ def load(catalogue):
             raise CatalogueError(f"{where}: id '{e['id']}' is used twice")
         seen.add(e["id"])
         e.setdefault("form", "expression")
-        e.setdefault("pytest", "")
         e.setdefault("within", e["original"])
         if e["within"].count(e["original"]) != 1:
             raise CatalogueError(f"{where}: its within text does not hold its original text exactly once")
@@ -172,7 +171,7 @@ def main(argv):
         return check(entries, argv[3])
     else:
         for e in entries:
-            fields = (e["id"], e["tests"], e["pytest"], e["file"], " ".join(e["reason"].split()))
+            fields = (e["id"], e["tests"], e["file"], " ".join(e["reason"].split()))
             print("\x1f".join(fields))
     return 0
 
