@@ -99,7 +99,6 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
   std::vector<HostClock::time_point> ready(chunks), visible(chunks);
   std::uint64_t completed = 0;
   auto progress_at = HostClock::now();
-  HostClock::time_point last_visible{};
   const auto depth = static_cast<std::uint64_t>(point.depth);
   HostPoll poll;
   while (completed < chunks) {
@@ -110,11 +109,10 @@ Pass StreamBench::persistent(const Point& point, std::uint64_t chunks) {
     }
     const std::uint64_t now_completed = completed_now();
     if (now_completed > completed) {
-      last_visible = HostClock::now();
+      progress_at = HostClock::now();  // these chunks' outputs are visible now
       std::fill(visible.begin() + static_cast<std::ptrdiff_t>(completed),
-                visible.begin() + static_cast<std::ptrdiff_t>(now_completed), last_visible);
+                visible.begin() + static_cast<std::ptrdiff_t>(now_completed), progress_at);
       completed = now_completed;
-      progress_at = last_visible;
       continue;
     }
     poll.idle();
