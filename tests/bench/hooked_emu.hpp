@@ -37,6 +37,8 @@ class HookedEmu : public Backend {
   virtual bool copy_lands(const void* /*destination*/) { return true; }
   // A stream's host work (each of the emulator's kernels is one), as it runs.
   virtual std::function<void()> kernel(std::function<void()> work) { return work; }
+  // Runs on the host after a stream's synchronize has seen its work done, before it returns.
+  virtual void synchronized() {}
 
  protected:
   // Every buffer, as the emulator allocated it, before the caller has it.
@@ -60,7 +62,10 @@ class HookedEmuStream final : public Stream {
   void enqueue_host(std::function<void()> work) override { emu_->enqueue_host(backend_.kernel(std::move(work))); }
   void record(Event& event) override { emu_->record(event); }
   void wait(const Event& event) override { emu_->wait(event); }
-  void synchronize() override { emu_->synchronize(); }
+  void synchronize() override {
+    emu_->synchronize();
+    backend_.synchronized();
+  }
   void begin_capture(CaptureMode mode) override {
     emu_->begin_capture(mode);
     capturing_ = true;

@@ -374,44 +374,12 @@ TEST(OverlapSpeedups, EachRowsSpeedupIsTheCpuRowsOrTheSerialRowsTimeOverItsOwn) 
   EXPECT_EQ(text_of(*variant_rows(r, "serial").front(), "speedup vs serial"), "1.00x");
 }
 
-// A stream whose host wait returns `late` after its work is done, as a wait that sleeps until woken does:
+// Each stream's host wait returns `late` after its work is done, as a wait that sleeps until woken does:
 // the stream's events mark when the work ended, the host's clock when the host saw it end.
-class LateWaitStream final : public Stream {
- public:
-  LateWaitStream(std::unique_ptr<Stream> inner, std::chrono::milliseconds late)
-      : inner_(std::move(inner)), late_(late) {}
-
-  BackendKind backend_kind() const override { return inner_->backend_kind(); }
-  int device() const override { return inner_->device(); }
-  void* native_handle() const override { return inner_->native_handle(); }
-  void copy(void* destination, const void* source, std::size_t bytes) override {
-    inner_->copy(destination, source, bytes);
-  }
-  void fill(void* destination, std::uint8_t byte, std::size_t bytes) override {
-    inner_->fill(destination, byte, bytes);
-  }
-  void enqueue_host(std::function<void()> work) override { inner_->enqueue_host(std::move(work)); }
-  void record(Event& event) override { inner_->record(event); }
-  void wait(const Event& event) override { inner_->wait(event); }
-  void synchronize() override {
-    inner_->synchronize();
-    std::this_thread::sleep_for(late_);
-  }
-  void begin_capture(CaptureMode mode) override { inner_->begin_capture(mode); }
-  std::unique_ptr<Graph> end_capture() override { return inner_->end_capture(); }
-  void replay(const Graph& graph) override { inner_->replay(graph); }
-
- private:
-  std::unique_ptr<Stream> inner_;
-  std::chrono::milliseconds late_;
-};
-
 class HostWaitsReturnLate final : public HookedEmu {
  public:
   explicit HostWaitsReturnLate(std::chrono::milliseconds late) : late_(late) {}
-  std::unique_ptr<Stream> make_stream(int device) override {
-    return std::make_unique<LateWaitStream>(HookedEmu::make_stream(device), late_);
-  }
+  void synchronized() override { std::this_thread::sleep_for(late_); }
 
  private:
   std::chrono::milliseconds late_;
