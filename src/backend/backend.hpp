@@ -50,6 +50,13 @@ class Stream {
   virtual void wait(const Event& event) = 0;  // later work waits for the event's latest record
   virtual void synchronize() = 0;
 
+  // Flags in device memory, for order between processes, where events cannot reach: write_flag stores `value`
+  // at `flag` (this device's memory or a peer's) once the work before it is done and visible; later work
+  // waits until `*flag >= value`. A GPU's wait has no timeout of its own (the host's watchdog ends a run whose
+  // peer is gone); the emulator's gives up after `timeout_s` and the stream's synchronize throws.
+  virtual void write_flag(std::uint64_t* flag, std::uint64_t value) = 0;
+  virtual void wait_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s) = 0;
+
   // Between begin and end, work is recorded instead of run; replay runs it.
   // `relaxed`: other work of this thread may run while the stream captures; a library that drives several
   // devices from one thread (NCCL) needs it. Otherwise, as the safer default, such work is refused.
@@ -115,6 +122,14 @@ class Backend {
   // Lets `device` reach `peer`'s memory directly; false when the pair cannot, in
   // which case copies between them still work but go through the host.
   virtual bool enable_peer_access(int device, int peer) = 0;
+
+  // Device memory that other processes of this host can map (CUDA IPC; on the emulator, shared memory):
+  // export_shared describes it as bytes to send them, and open_shared maps such bytes, from another process,
+  // into this one for `device` to reach. A buffer from open_shared unmaps when it goes; the memory stays its
+  // owner's.
+  virtual Buffer allocate_device_shared(int device, std::size_t bytes) = 0;
+  virtual std::vector<std::uint8_t> export_shared(const Buffer& buffer) = 0;
+  virtual Buffer open_shared(int device, const std::vector<std::uint8_t>& handle) = 0;
 };
 
 // Throws UsageError, naming the device and what it has, when `bytes` is more than `device` has free: before any

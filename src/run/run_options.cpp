@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -36,6 +38,40 @@ int one_device(const RunOptions& options, const std::string& workload) {
   return devices.front();
 }
 
+namespace {
+
+// This rank's device under mpirun, before any check against the other ranks'.
+int rank_device(const Backend& backend, const RunOptions& o, const World& w) {
+  if (!o.device.empty()) return selected_devices(o).front();
+  if (!o.devices.empty()) {
+    const std::vector<int> listed = selected_devices(o);
+    if (w.local_rank() >= static_cast<int>(listed.size()))
+      throw UsageError(fmt::format("--devices {} names {} device(s), but this host runs local rank {}: list one "
+                                   "device per rank of the host",
+                                   o.devices, listed.size(), w.local_rank()));
+    return listed[static_cast<std::size_t>(w.local_rank())];
+  }
+  return w.local_rank() % std::max(1, backend.device_count());
+}
+
+}  // namespace
+
+std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here) {
+  std::map<std::string, std::vector<std::size_t>> ranks_at;
+  for (std::size_t r = 0; r < places.size(); ++r) ranks_at[places[r]].push_back(r);
+  std::vector<std::string> shared;
+  for (const auto& [place, ranks] : ranks_at)
+    if (ranks.size() > 1)
+      shared.push_back(
+          fmt::format("ranks {} share {}", join(ranks, ", ", [](std::size_t r) { return std::to_string(r); }), place));
+  if (shared.empty()) return "";
+  return fmt::format("{}: each rank measures with a device of its own, and ranks that share one measure each other's "
+                     "traffic (this host has {} device{}): start one rank per device, or list each rank's device "
+                     "with --devices",
+                     join(shared, "; ", [](const std::string& s) { return s; }), devices_here,
+                     devices_here == 1 ? "" : "s");
+}
+
 std::vector<int> participant_devices(const Backend& backend, const RunOptions& o, const World& w) {
   const bool chosen = !o.device.empty() || !o.devices.empty();
   if (!w.distributed()) {
@@ -44,16 +80,13 @@ std::vector<int> participant_devices(const Backend& backend, const RunOptions& o
     for (int d = 0; d < backend.device_count(); ++d) all[d] = d;
     return all;
   }
-  if (!o.device.empty()) return selected_devices(o);
-  if (!o.devices.empty()) {
-    const std::vector<int> listed = selected_devices(o);
-    if (w.local_rank() >= static_cast<int>(listed.size()))
-      throw UsageError(fmt::format("--devices {} names {} device(s), but this host runs local rank {}: list one "
-                                   "device per rank of the host",
-                                   o.devices, listed.size(), w.local_rank()));
-    return {listed[static_cast<std::size_t>(w.local_rank())]};
-  }
-  return {w.local_rank() % std::max(1, backend.device_count())};
+  const int mine = rank_device(backend, o, w);
+  const std::string place = fmt::format("device {} on {}", mine, w.host());
+  std::vector<std::string> places;
+  for (const auto& bytes : w.all_gather({place.begin(), place.end()})) places.emplace_back(bytes.begin(), bytes.end());
+  const std::string shared = ranks_sharing_a_device(places, backend.device_count());
+  if (!shared.empty()) throw UsageError(shared);
+  return {mine};
 }
 
 }  // namespace ferry

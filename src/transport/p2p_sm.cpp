@@ -1,12 +1,15 @@
 // p2p-sm's host side: per device the inbox, flags and credits its peers
 // write into, one kernel launch per plan on every device at once, and the
-// failure word that says which team gave up waiting for what.
+// failure word that says which team gave up waiting for what. With a rank per
+// device, each rank maps its peers' receive areas, inboxes, flags and credits
+// through CUDA IPC, and the kernels are the same.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "core/error.hpp"
 #include "transport/p2p_sm_kernel.hpp"
+#include "transport/rank_memory.hpp"
 #include "transport/transports.hpp"
 
 namespace ferry::transport {
@@ -22,19 +25,24 @@ constexpr int flag_teams = 1024;        // teams the flags and credits are laid 
 
 class PeerStores final : public Transport {
  public:
-  PeerStores(Backend& backend, const Group& group, const Options& options) : group_(group), options_(options) {
+  PeerStores(Backend& backend, World& world, const Group& group, const Options& options)
+      : group_(group), options_(options) {
     const std::uint64_t ll_largest = options.sm_protocol == Options::SmProtocol::direct ? 0
                                      : options.sm_protocol == Options::SmProtocol::ll
                                          ? group.largest_message
                                          : std::min(sm_ll_largest_bytes, group.largest_message);
     ll_slot_words_ = 2 * std::max<std::uint64_t>(1, (ll_largest + 7) / 8);
     // A lane per participant and route: a fully-connected exchange's routes are separate launches that run at once.
+    const bool shared = world.distributed();
     for (const Participant& p : group.local) {
       std::vector<Lane> routes;
-      for (int k = 0; k < group.routes; ++k) routes.push_back(make_lane(backend, p.device, ll_slot_words_));
+      for (int k = 0; k < group.routes; ++k) routes.push_back(make_lane(backend, p.device, ll_slot_words_, shared));
       lanes_.push_back(std::move(routes));
     }
     resident_teams_ = std::max(1, peer_store_resident_teams(*lanes_.front().front().stream));
+    views_.resize(static_cast<std::size_t>(group.participants));
+    for (std::size_t p = 0; p < group.local.size(); ++p) views_[group.local[p].index] = own_view(p);
+    if (shared) map_other_ranks(backend, world);
   }
 
   Kind kind() const override { return Kind::p2p_sm; }
@@ -80,16 +88,25 @@ class PeerStores final : public Transport {
     std::unique_ptr<Event> start, end;
     Buffer arrived, credit, inbox, failure;
   };
+  // What a participant's peers reach of it, per route: its own memory, or another rank's mapped here.
+  struct View {
+    int device = -1;
+    std::byte* receive = nullptr;
+    std::vector<std::uint64_t*> arrived, credit, inbox;
+  };
 
-  static Lane make_lane(Backend& backend, int device, std::uint64_t ll_slot_words) {
+  static Lane make_lane(Backend& backend, int device, std::uint64_t ll_slot_words, bool shared) {
     Lane lane;
     lane.stream = backend.make_stream(device);
     lane.start = backend.make_event(device);
     lane.end = backend.make_event(device);
     const std::uint64_t flag_words = flag_teams * sm_flag_stride;
-    lane.arrived = backend.allocate_device(device, flag_words * sizeof(std::uint64_t));
-    lane.credit = backend.allocate_device(device, flag_words * sizeof(std::uint64_t));
-    lane.inbox = backend.allocate_device(device, sm_ll_depth * ll_slot_words * sizeof(std::uint64_t));
+    const auto allocate = [&](std::uint64_t bytes) {
+      return shared ? backend.allocate_device_shared(device, bytes) : backend.allocate_device(device, bytes);
+    };
+    lane.arrived = allocate(flag_words * sizeof(std::uint64_t));
+    lane.credit = allocate(flag_words * sizeof(std::uint64_t));
+    lane.inbox = allocate(sm_ll_depth * ll_slot_words * sizeof(std::uint64_t));
     lane.failure = backend.allocate_host(MemoryKind::mapped, sm_flag_stride * sizeof(std::uint64_t));
     // Tag 0 never comes: zeroed memory holds no message and no credit.
     for (Buffer* b : {&lane.arrived, &lane.credit, &lane.inbox}) lane.stream->fill(b->data(), 0, b->bytes());
@@ -97,13 +114,47 @@ class PeerStores final : public Transport {
     return lane;
   }
 
-  // Participant p's launch for route k: its own flags, and those of the peers route k pairs it with.
+  View own_view(std::size_t p) const {
+    View v;
+    v.device = group_.local[p].device;
+    v.receive = group_.local[p].receive;
+    for (const Lane& lane : lanes_[p]) {
+      v.arrived.push_back(lane.arrived.as<std::uint64_t>());
+      v.credit.push_back(lane.credit.as<std::uint64_t>());
+      v.inbox.push_back(lane.inbox.as<std::uint64_t>());
+    }
+    return v;
+  }
+
+  // A rank per device: this rank's receive area and each route's flags, credits and inbox, to every other.
+  void map_other_ranks(Backend& backend, World& world) {
+    const Participant& me = group_.local.front();
+    std::vector<std::vector<std::uint8_t>> handles = {me.receive_handle};
+    for (const Lane& lane : lanes_.front())
+      for (const Buffer* b : {&lane.arrived, &lane.credit, &lane.inbox}) handles.push_back(backend.export_shared(*b));
+    others_ = map_every_rank(backend, world, me.index, me.device, handles);
+    for (const RankMemory& other : others_) {
+      if (other.buffers.empty()) continue;  // this rank's own
+      View v;
+      v.device = other.device;
+      v.receive = other.buffers[0].data();
+      for (int k = 0; k < group_.routes; ++k) {
+        v.arrived.push_back(other.buffers[1 + 3 * k].as<std::uint64_t>());
+        v.credit.push_back(other.buffers[2 + 3 * k].as<std::uint64_t>());
+        v.inbox.push_back(other.buffers[3 + 3 * k].as<std::uint64_t>());
+      }
+      views_[other.participant] = std::move(v);
+    }
+  }
+
+  // Local participant p's launch for route k: its own flags, and those of the peers route k pairs it with.
   PeerStoreExchange kernel_for(const ExchangePlan& plan, int p, int k, bool ll) {
-    const Route peers = peers_of(plan, p, k);
+    const int me = group_.local[p].index;
+    const Route peers = peers_of(plan, me, k);
     Lane& lane = lanes_[p][k];
     PeerStoreExchange e;
     e.plan = plan;
-    e.me = p;
+    e.me = me;
     e.route = k;
     e.first_tag = next_tag_;
     e.ll = ll;
@@ -114,11 +165,12 @@ class PeerStores final : public Transport {
     e.inbox = lane.inbox.as<std::uint64_t>();
     e.credit = lane.credit.as<std::uint64_t>();
     if (peers.send_to >= 0) {
-      e.to_receive = group_.local[peers.send_to].receive;
-      e.to_arrived = lanes_[peers.send_to][k].arrived.as<std::uint64_t>();
-      e.to_inbox = lanes_[peers.send_to][k].inbox.as<std::uint64_t>();
+      const View& to = views_[peers.send_to];
+      e.to_receive = to.receive;
+      e.to_arrived = to.arrived[k];
+      e.to_inbox = to.inbox[k];
     }
-    if (peers.receive_from >= 0) e.from_credit = lanes_[peers.receive_from][k].credit.as<std::uint64_t>();
+    if (peers.receive_from >= 0) e.from_credit = views_[peers.receive_from].credit[k];
     e.failure = lane.failure.device_view_as<std::uint64_t>();
     e.timeout_ns = static_cast<std::uint64_t>(options_.timeout_s * 1e9);
     return e;
@@ -144,17 +196,19 @@ class PeerStores final : public Transport {
   std::string failure_text(const ExchangePlan& plan, int p, int k, std::uint64_t failure) const {
     const std::int64_t exchange = static_cast<std::int64_t>(failure >> 2) - 1;
     const bool credit = (failure & 3) == static_cast<std::uint64_t>(SmWait::credit);
-    const Route peers = peers_of(plan, p, k);
+    const Route peers = peers_of(plan, group_.local[p].index, k);
     const int peer = credit ? peers.send_to : peers.receive_from;
     return fmt::format("p2p-sm: device {} waited more than {} s for {} of exchange {} of {} ({} B) {} device {}",
                        group_.local[p].device, options_.timeout_s, credit ? "room in the inbox" : "the message",
                        exchange, plan.exchanges(), plan.bytes, credit ? "at" : "from",
-                       peer >= 0 ? group_.local[peer].device : -1);
+                       peer >= 0 ? views_[peer].device : -1);
   }
 
   const Group group_;
   const Options options_;
-  std::vector<std::vector<Lane>> lanes_;  // [participant][route]
+  std::vector<std::vector<Lane>> lanes_;  // [local participant][route]
+  std::vector<View> views_;               // [participant]: what its peers reach of it
+  std::vector<RankMemory> others_;        // the other ranks' memory behind views_, mapped while this lives
   std::uint64_t ll_slot_words_ = 1;
   int resident_teams_ = 1;
   std::uint64_t next_tag_ = 1;
@@ -162,8 +216,8 @@ class PeerStores final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> open_p2p_sm(Backend& backend, const Group& group, const Options& options) {
-  return std::make_unique<PeerStores>(backend, group, options);
+std::unique_ptr<Transport> open_p2p_sm(Backend& backend, World& world, const Group& group, const Options& options) {
+  return std::make_unique<PeerStores>(backend, world, group, options);
 }
 
 }  // namespace ferry::transport

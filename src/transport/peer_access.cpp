@@ -1,5 +1,7 @@
 // What both p2p transports need: one process driving every device of the
-// group, each device able to reach the memory of the devices it exchanges with.
+// group, each device able to reach the memory of the devices it exchanges
+// with; or a rank per device, every rank on one host (CUDA IPC maps memory
+// between the processes of one host).
 #include <fmt/format.h>
 
 #include "transport/transports.hpp"
@@ -7,11 +9,13 @@
 namespace ferry::transport {
 
 std::string peer_reason(Kind kind, Backend& backend, const World& world, const Group& group) {
-  if (world.distributed())
-    return fmt::format(
-        "{} drives every device from one process, and under mpirun each rank has one: run it without mpirun "
-        "(--devices 0,1,...)",
-        to_string(kind));
+  if (world.distributed()) {
+    if (!world.one_host())
+      return fmt::format("{} reaches its peers' memory through CUDA IPC, which maps memory between the processes of "
+                         "one host, and these ranks run on several: between hosts, use nccl or mpi-staged",
+                         to_string(kind));
+    return "";
+  }
   if (group.local.size() < 2) return "needs 2 devices in one process (--devices 0,1)";
   const int n = static_cast<int>(group.local.size());
   // Each route k pairs every participant with the one k + 1 to its right; both

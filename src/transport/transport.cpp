@@ -56,10 +56,18 @@ std::optional<Kind> best_nccl(const std::vector<std::pair<Kind, double>>& figure
   return best;
 }
 
-AreaMemory area_memory(Kind kind) { return kind == Kind::nccl_graph_reg ? AreaMemory::nccl : AreaMemory::device; }
+AreaMemory area_memory(Kind kind, const World& world) {
+  if (kind == Kind::nccl_graph_reg) return AreaMemory::nccl;
+  const bool stores_into_peers = kind == Kind::p2p_ce || kind == Kind::p2p_sm;
+  return stores_into_peers && world.distributed() ? AreaMemory::shared : AreaMemory::device;
+}
 
 Buffer allocate_area(AreaMemory memory, Backend& backend, int device, std::uint64_t bytes) {
-  if (memory == AreaMemory::device) return backend.allocate_device(device, bytes);
+  switch (memory) {
+    case AreaMemory::device: return backend.allocate_device(device, bytes);
+    case AreaMemory::shared: return backend.allocate_device_shared(device, bytes);
+    case AreaMemory::nccl: break;
+  }
   require_free_memory(backend, device, bytes);
   return allocate_nccl_area(device, bytes);
 }
@@ -102,8 +110,10 @@ std::string unavailable_anywhere(Kind kind, Backend& backend, const World& world
 
 std::unique_ptr<Transport> open(Kind kind, Backend& backend, World& world, const Group& group, const Options& options) {
   switch (kind) {
-    case Kind::p2p_ce: return open_p2p_ce(backend, group);
-    case Kind::p2p_sm: return open_p2p_sm(backend, group, options);
+    case Kind::p2p_ce:
+      return world.distributed() ? open_p2p_ce_across_ranks(backend, world, group, options)
+                                 : open_p2p_ce(backend, group);
+    case Kind::p2p_sm: return open_p2p_sm(backend, world, group, options);
     case Kind::nccl:
     case Kind::nccl_graph:
     case Kind::nccl_graph_reg: return open_nccl(kind, backend, world, group);

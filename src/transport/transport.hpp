@@ -20,8 +20,8 @@
 namespace ferry::transport {
 
 enum class Kind {
-  p2p_ce,          // peer copies by the copy engine, one process driving every device
-  p2p_sm,          // kernels store into the peer's memory and raise a flag that the peer's kernel polls
+  p2p_ce,          // peer copies by the copy engine: one process driving every device, or a rank per device (CUDA IPC)
+  p2p_sm,          // kernels store into the peer's memory and raise a flag that the peer's kernel polls; either layout
   nccl,            // ncclSend/ncclRecv, a group per exchange issued from the host: how most applications call NCCL
   nccl_graph,      // the same calls, every exchange of a measurement captured once as a CUDA graph and replayed
   nccl_graph_reg,  // nccl_graph on areas from ncclMemAlloc, registered with the communicator (ncclCommRegister)
@@ -48,16 +48,20 @@ std::vector<Kind> parse_kinds(std::string_view text);
 enum class Clock { device, host };
 
 // Where a transport's send and receive areas come from: the backend's device
-// memory, or NCCL's allocator (ncclMemAlloc), whose memory NCCL can register
-// for zero-copy transfers between GPUs.
-enum class AreaMemory { device, nccl };
-AreaMemory area_memory(Kind kind);
+// memory; device memory other processes of the host can map (a rank per
+// device: p2p-ce and p2p-sm reach their peers' areas through CUDA IPC); or
+// NCCL's allocator (ncclMemAlloc), whose memory NCCL can register for
+// zero-copy transfers between GPUs.
+enum class AreaMemory { device, shared, nccl };
+AreaMemory area_memory(Kind kind, const World& world);
 // A device this process drives, and its place among the participants.
 struct Participant {
   int index = 0;  // 0 .. participants - 1, around the ring
   int device = 0;
   std::byte* send = nullptr;     // device memory: slots of the messages it sends
   std::byte* receive = nullptr;  // device memory: slots it receives into
+  // AreaMemory::shared: the receive area as another process maps it (Backend::export_shared); else empty.
+  std::vector<std::uint8_t> receive_handle;
 };
 
 struct Group {

@@ -10,10 +10,13 @@
 
 namespace ferry::transport {
 
-// p2p_ce.cpp and p2p_sm.cpp: one process driving every device of the group.
+// p2p_ce.cpp, p2p_ce_ranks.cpp and p2p_sm.cpp: one process driving every device of the group, or a rank
+// per device of one host, each reaching its peers' memory through CUDA IPC (peer_access.cpp says which).
 std::string peer_reason(Kind kind, Backend& backend, const World& world, const Group& group);
 std::unique_ptr<Transport> open_p2p_ce(Backend& backend, const Group& group);
-std::unique_ptr<Transport> open_p2p_sm(Backend& backend, const Group& group, const Options& options);
+std::unique_ptr<Transport> open_p2p_ce_across_ranks(Backend& backend, World& world, const Group& group,
+                                                    const Options& options);
+std::unique_ptr<Transport> open_p2p_sm(Backend& backend, World& world, const Group& group, const Options& options);
 
 // nccl.cpp: nccl, nccl-graph and nccl-graph-reg; the areas of the last from NCCL's allocator.
 std::string nccl_reason(Kind kind, Backend& backend, const World& world, const Group& group);

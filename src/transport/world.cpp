@@ -100,6 +100,7 @@ void World::start_mpi() {
   MPI_Comm node;
   FERRY_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node));
   FERRY_MPI(MPI_Comm_rank(node, &local_rank_));
+  FERRY_MPI(MPI_Comm_size(node, &host_ranks_));
   MPI_Comm_free(&node);
 #else
   // Launched by mpirun but built without MPI: every copy would think it is
@@ -196,6 +197,29 @@ std::vector<T> gather_to_root(const std::vector<T>& mine, MPI_Datatype type, int
 #endif
 
 }  // namespace
+
+std::vector<std::vector<std::uint8_t>> World::all_gather(const std::vector<std::uint8_t>& mine) const {
+#if FERRY_WITH_MPI
+  if (mpi_) {
+    int count = static_cast<int>(mine.size());
+    std::vector<int> counts(static_cast<std::size_t>(size_)), offsets(counts.size());
+    FERRY_MPI(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
+    int total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      offsets[r] = total;
+      total += counts[r];
+    }
+    std::vector<std::uint8_t> all(static_cast<std::size_t>(total));
+    FERRY_MPI(MPI_Allgatherv(mine.data(), count, MPI_BYTE, all.data(), counts.data(), offsets.data(), MPI_BYTE,
+                             MPI_COMM_WORLD));
+    std::vector<std::vector<std::uint8_t>> each;
+    for (std::size_t r = 0; r < counts.size(); ++r)
+      each.emplace_back(all.begin() + offsets[r], all.begin() + offsets[r] + counts[r]);
+    return each;
+  }
+#endif
+  return {mine};
+}
 
 std::vector<double> World::gather(const std::vector<double>& mine) const {
 #if FERRY_WITH_MPI

@@ -15,7 +15,8 @@ class World {
  public:
   int rank() const { return rank_; }
   int size() const { return size_; }
-  int local_rank() const { return local_rank_; }  // among the ranks on this host
+  int local_rank() const { return local_rank_; }          // among the ranks on this host
+  bool one_host() const { return host_ranks_ == size_; }  // every rank runs on this host
   const std::string& host() const { return host_; }
   bool distributed() const { return size_ > 1; }
   bool mpi() const { return mpi_; }  // MPI was started (a launcher started this process)
@@ -33,6 +34,8 @@ class World {
   // Rank 0's bytes, on every rank.
   void broadcast(std::vector<std::uint8_t>& bytes) const;
   int broadcast(int value) const;
+  // Every rank's bytes, in rank order, on every rank.
+  std::vector<std::vector<std::uint8_t>> all_gather(const std::vector<std::uint8_t>& mine) const;
   // On rank 0, every rank's numbers one after another in rank order; empty elsewhere.
   std::vector<double> gather(const std::vector<double>& mine) const;
   std::vector<std::string> gather(const std::string& mine) const;
@@ -60,6 +63,7 @@ class World {
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
+  int host_ranks_ = 1;  // ranks on this host, this one included
   std::string host_;
   bool mpi_ = false;
 

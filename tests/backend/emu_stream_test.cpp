@@ -126,7 +126,7 @@ TEST(EmuStream, AFailureInStreamWorkSurfacesAtSynchronize) {
 
 TEST(EmuBackend, ADeviceThatDoesNotExistIsAUsageError) {
   emu::EmuBackend backend;
-  EXPECT_THROW(backend.make_stream(emu::EmuBackend::devices), UsageError);
+  EXPECT_THROW(backend.make_stream(emu::EmuBackend::default_devices), UsageError);
   EXPECT_THROW(backend.allocate_device(-1, 8), UsageError);
 }
 

@@ -32,6 +32,13 @@ class HookedEmu : public Backend {
   std::unique_ptr<Stream> make_stream(int device) override;
   std::unique_ptr<Event> make_event(int device) override { return emu_.make_event(device); }
   bool enable_peer_access(int device, int peer) override { return emu_.enable_peer_access(device, peer); }
+  Buffer allocate_device_shared(int device, std::size_t bytes) override {
+    return allocated(emu_.allocate_device_shared(device, bytes));
+  }
+  std::vector<std::uint8_t> export_shared(const Buffer& buffer) override { return emu_.export_shared(buffer); }
+  Buffer open_shared(int device, const std::vector<std::uint8_t>& handle) override {
+    return emu_.open_shared(device, handle);
+  }
 
   // Whether a stream's copy into `destination`, outside a capture, runs (a captured one always does).
   virtual bool copy_lands(const void* /*destination*/) { return true; }
@@ -62,6 +69,10 @@ class HookedEmuStream final : public Stream {
   void enqueue_host(std::function<void()> work) override { emu_->enqueue_host(backend_.kernel(std::move(work))); }
   void record(Event& event) override { emu_->record(event); }
   void wait(const Event& event) override { emu_->wait(event); }
+  void write_flag(std::uint64_t* flag, std::uint64_t value) override { emu_->write_flag(flag, value); }
+  void wait_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s) override {
+    emu_->wait_flag(flag, value, timeout_s);
+  }
   void synchronize() override {
     emu_->synchronize();
     backend_.synchronized();

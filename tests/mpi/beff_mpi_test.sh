@@ -8,10 +8,11 @@
 test_name=beff_mpi_test
 source "$(dirname "$0")/mpi_test_lib.sh" "$@"
 
-# Every transport: the MPI ones run, the others say why not.
+# Every transport: the MPI ones and the peer ones (through the emulator's shared memory, as CUDA IPC on a
+# GPU) run, the others say why not.
 passes_and_holds beff <<'PY'
 assert workload["config"]["participants"] == ranks, workload["config"]
-for transport in ("mpi-staged", "mpi-cuda"):
+for transport in ("p2p-ce", "p2p-sm", "mpi-staged", "mpi-cuda"):
     ring = [r for r in workload["rows"] if r["section"] == "ring" and r["params"]["transport"] == transport]
     assert len(ring) == 21, (transport, len(ring))
     assert all(r["check"] == "PASSED" and r["value"] > 0 and r["model"] > 0 for r in ring), transport
@@ -20,17 +21,20 @@ for transport in ("mpi-staged", "mpi-cuda"):
     assert len(own) == 21 * ranks, (transport, len(own))
     assert any(r["section"] == "beff" and r["params"]["transport"] == transport for r in workload["rows"])
 skipped = " ".join(workload["skipped"])
-for transport in ("p2p-ce", "p2p-sm", "nccl", "nccl-graph", "nccl-graph-reg"):
+for transport in ("nccl", "nccl-graph", "nccl-graph-reg", "host-staged"):
     assert transport + ":" in skipped, skipped
 PY
 
-# One wrong byte in one message of 4 KiB: that size FAILED, exit 1.
-FERRY_FAULT_CORRUPT_MESSAGE=4K launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged \
-  > "$work/corrupt.txt" 2>&1
-expect_failed $? beff "a corrupted byte"
-# The ring table's rows name the transport, then how it moved the message.
-grep -E "^  mpi-staged +D2H.* 4 KiB .*FAILED" "$work/corrupt.txt" > /dev/null || fail "the 4 KiB row is not FAILED"
-[ "$(grep -cE '^  mpi-staged +D2H.*FAILED' "$work/corrupt.txt")" -eq 1 ] || fail "more than one size FAILED"
+# One wrong byte in one message of 4 KiB: that size FAILED, exit 1, whichever transport moved it.
+for transport in mpi-staged p2p-ce p2p-sm; do
+  FERRY_FAULT_CORRUPT_MESSAGE=4K launch "$ferry" run beff --backend emu --quick -q --transport $transport \
+    > "$work/corrupt.txt" 2>&1
+  expect_failed $? beff "a corrupted byte ($transport)"
+  # The ring table's rows name the transport, then how it moved the message (the summary's, a count).
+  grep -E "^  $transport +[A-Za-z].* 4 KiB .*FAILED" "$work/corrupt.txt" > /dev/null ||
+    fail "$transport: the 4 KiB row is not FAILED"
+  [ "$(grep -cE "^  $transport +[A-Za-z].*FAILED" "$work/corrupt.txt")" -eq 1 ] || fail "$transport: more than one size FAILED"
+done
 
 # A rank that cannot start (no device listed for it) ends every rank, named, with no hang.
 launch "$ferry" run beff --backend emu --quick -q --devices 0 > "$work/abort.txt" 2>&1
@@ -39,9 +43,15 @@ code=$?
 # Every rank past 0 fails; the first to abort ends the others, so any of them may be the one named.
 grep -qE "ferry: rank [1-9][0-9]* \(.*\): --devices 0 names 1 device" "$work/abort.txt" ||
   { cat "$work/abort.txt"; fail "the failing rank is not named"; }
-# Every transport asked for skipped (p2p-ce needs the ring's devices in one process).
-launch "$ferry" run beff --backend emu --quick -q --transport p2p-ce > "$work/nothing.txt" 2>&1
-expect_nothing_measured $? "beff: nothing was measured: every transport asked for was skipped here (p2p-ce: "
+# More ranks than the host has devices: refused on every rank, naming the ranks that would share one.
+FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" run beff --backend emu --quick -q > "$work/share.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/share.txt"; fail "ranks sharing a device gave exit $code, expected 2"; }
+grep -qE "ranks 0, $((ranks - 1)) share device 0 on " "$work/share.txt" ||
+  { cat "$work/share.txt"; fail "the ranks that share a device are not named"; }
+# Every transport asked for skipped (host-staged needs the ring's devices in one process).
+launch "$ferry" run beff --backend emu --quick -q --transport host-staged > "$work/nothing.txt" 2>&1
+expect_nothing_measured $? "beff: nothing was measured: every transport asked for was skipped here (host-staged: "
 # A rank that exits mid-run, as a crashed one does: every rank ends well within the timeout, the exit is
 # not 0, and the rank is named.
 start=$SECONDS

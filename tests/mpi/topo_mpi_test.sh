@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # topo across MPI ranks on the emulator, as CI runs it: with RANKS ranks every
-# topology the ranks can form passes (host-staged through MPI among them) and
-# the others are named; one corrupted round fails with exit 1, naming it; a
+# topology the ranks can form passes (host-staged through MPI among them; the
+# direct ones by MPI and by the peer transports, through the emulator's shared
+# memory as through CUDA IPC on a GPU) and the others are named; one corrupted round fails with exit 1, naming it; a
 # run that can measure nothing is refused on every rank.
 # Usage: topo_mpi_test.sh FERRY MPIEXEC RANKS
 test_name=topo_mpi_test
@@ -12,15 +13,14 @@ rows = [r for r in workload["rows"] if r["section"] == "bandwidth"]
 sizes = len(workload["config"]["sizes"].split(","))
 def of(topology, transport):
     return [r for r in rows if r["params"]["topology"] == topology and r["params"]["transport"] == transport]
-expected = {"host-staged": "mpi-staged"}
-if ranks == 2:
-    expected.update({"pair one-way": "mpi-cuda", "pair both": "mpi-cuda"})
-else:
-    expected.update({"ring": "mpi-cuda", "fully-connected": "mpi-cuda"})
-for topology, transport in expected.items():
+direct = ("mpi-cuda", "p2p-ce", "p2p-sm")
+expected = [("host-staged", "mpi-staged")]
+topologies = ("pair one-way", "pair both") if ranks == 2 else ("ring", "fully-connected")
+expected += [(topology, transport) for topology in topologies for transport in direct]
+for topology, transport in expected:
     got = of(topology, transport)
     assert len(got) == sizes, (topology, transport, len(got))
-    assert all(r["check"] == "PASSED" and r["value"] > 0 and len(r["samples_s"]) == workload["config"]["rounds"] for r in got), topology
+    assert all(r["check"] == "PASSED" and r["value"] > 0 and len(r["samples_s"]) == workload["config"]["rounds"] for r in got), (topology, transport)
 assert [r for r in workload["rows"] if r["section"] == "host"], "no host step"
 skipped = " ".join(workload["skipped"])
 assert "matrix:" in skipped, skipped
@@ -34,7 +34,7 @@ expect_failed $? topo "a corrupted round"
 grep -E "64 KiB .*FAILED +64 KiB: round 2 of 3 arrived wrong" "$work/corrupt.txt" > /dev/null ||
   { cat "$work/corrupt.txt"; fail "the 64 KiB row does not name round 2"; }
 [ "$(grep -cE '^  host-staged .*FAILED' "$work/corrupt.txt")" -eq 2 ] || fail "not exactly the size and its peak FAILED"
-# Every topology asked for skipped (p2p-ce needs its devices in one process; the matrix, its pairs).
-launch "$ferry" run topo --backend emu --quick -q --topology pair,matrix --transport p2p-ce > "$work/nothing.txt" 2>&1
+# Every topology asked for skipped (the matrix's pairs need their devices in one process).
+launch "$ferry" run topo --backend emu --quick -q --topology matrix --transport p2p-ce > "$work/nothing.txt" 2>&1
 expect_nothing_measured $? "topo: nothing was measured: every topology and transport asked for was skipped here ("
 echo "topo_mpi_test: $ranks ranks passed"

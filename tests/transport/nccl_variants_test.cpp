@@ -64,7 +64,7 @@ TEST(NcclVariants, HaveNamesAndOnlyTheRegisteredOneTakesNcclsMemory) {
   EXPECT_EQ(parse_kinds("nccl-graph,nccl-graph-reg"), (std::vector<Kind>{Kind::nccl_graph, Kind::nccl_graph_reg}));
   for (Kind k : all_kinds()) {
     EXPECT_EQ(is_nccl(k), to_string(k).starts_with("nccl")) << to_string(k);
-    EXPECT_EQ(area_memory(k) == AreaMemory::nccl, k == Kind::nccl_graph_reg) << to_string(k);
+    EXPECT_EQ(area_memory(k, world()) == AreaMemory::nccl, k == Kind::nccl_graph_reg) << to_string(k);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "backend/cuda/cuda_backend.hpp"
 
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <set>
 #include <utility>
@@ -158,7 +159,38 @@ class CudaBackend final : public Backend {
     return true;
   }
 
+  // cudaMalloc's memory is what CUDA IPC exports.
+  Buffer allocate_device_shared(int device, std::size_t bytes) override { return allocate_device(device, bytes); }
+
+  std::vector<std::uint8_t> export_shared(const Buffer& buffer) override {
+    use_device(buffer.device());
+    SharedHandle handle{.bytes = buffer.bytes()};
+    FERRY_CUDA(cudaIpcGetMemHandle(&handle.ipc, buffer.data()));
+    std::vector<std::uint8_t> bytes(sizeof handle);
+    std::memcpy(bytes.data(), &handle, sizeof handle);
+    return bytes;
+  }
+
+  Buffer open_shared(int device, const std::vector<std::uint8_t>& bytes) override {
+    check_device(device);
+    SharedHandle handle;
+    if (bytes.size() != sizeof handle) throw RuntimeFailure("open_shared was given a handle of the wrong size");
+    std::memcpy(&handle, bytes.data(), sizeof handle);
+    use_device(device);
+    void* p = nullptr;
+    FERRY_CUDA(cudaIpcOpenMemHandle(&p, handle.ipc, cudaIpcMemLazyEnablePeerAccess));
+    return Buffer(p, p, handle.bytes, MemoryKind::device, device, [device](void* q) {
+      use_device(device);
+      cudaIpcCloseMemHandle(q);
+    });
+  }
+
  private:
+  struct SharedHandle {
+    cudaIpcMemHandle_t ipc{};
+    std::uint64_t bytes = 0;
+  };
+
   void check_device(int device) const {
     if (device < 0 || device >= devices_)
       throw UsageError(fmt::format("device {} does not exist: the cuda backend sees {} device{} (0..{})", device,

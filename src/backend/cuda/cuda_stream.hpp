@@ -50,6 +50,8 @@ class CudaStream final : public Stream {
   void record(Event& event) override;
   void wait(const Event& event) override;
   void synchronize() override;
+  void write_flag(std::uint64_t* flag, std::uint64_t value) override;  // cuda_stream_flags.cpp
+  void wait_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s) override;
   void begin_capture(CaptureMode mode) override;
   std::unique_ptr<Graph> end_capture() override;
   void replay(const Graph& graph) override;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 #include "core/error.hpp"
@@ -130,6 +132,27 @@ void EmuStream::synchronize() {
   std::unique_lock lock(mutex_);
   idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+// The flag may live in another process's mapping of the same pages: atomics on it order the copies before it
+// for that process too, as a GPU's release store does.
+void EmuStream::write_flag(std::uint64_t* flag, std::uint64_t value) {
+  submit([flag, value] { std::atomic_ref<std::uint64_t>(*flag).store(value, std::memory_order_release); });
+}
+
+void EmuStream::wait_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s) {
+  const int device = device_;
+  submit([flag, value, timeout_s, device] {
+    const auto deadline = HostClock::now() + std::chrono::duration<double>(timeout_s);
+    // const_cast: atomic_ref needs a non-const object; the flag is only read.
+    std::atomic_ref<std::uint64_t> seen(*const_cast<std::uint64_t*>(flag));
+    while (seen.load(std::memory_order_acquire) < value) {
+      if (HostClock::now() > deadline)
+        throw RuntimeFailure(fmt::format("emu: device {} waited more than {} s for a flag to reach {} (it holds {})",
+                                         device, timeout_s, value, seen.load()));
+      std::this_thread::yield();
+    }
+  });
 }
 
 void EmuStream::begin_capture(CaptureMode) {

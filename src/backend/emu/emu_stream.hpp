@@ -62,6 +62,8 @@ class EmuStream final : public Stream {
   void record(Event& event) override;
   void wait(const Event& event) override;
   void synchronize() override;
+  void write_flag(std::uint64_t* flag, std::uint64_t value) override;
+  void wait_flag(const std::uint64_t* flag, std::uint64_t value, double timeout_s) override;
   void begin_capture(CaptureMode mode) override;
   std::unique_ptr<Graph> end_capture() override;
   void replay(const Graph& graph) override;

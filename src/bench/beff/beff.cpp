@@ -46,7 +46,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     const transport::Kind kind = config.transports[t];
     // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size on the same devices.
     std::optional<ExchangeAreas> own =
-        skipped[t].empty() ? areas.on_memory(backend, transport::area_memory(kind)) : std::nullopt;
+        skipped[t].empty() ? areas.on_memory(backend, transport::area_memory(kind, world)) : std::nullopt;
     records.push_back(measure_transport(backend, world, config, kind, skipped[t], own ? *own : areas, progress));
   }
   world.stop_watching();

@@ -57,7 +57,10 @@ ExchangeAreas::ExchangeAreas(Backend& backend, const std::vector<int>& devices, 
     group_.local.push_back({.index = first_index + static_cast<int>(k),
                             .device = devices[k],
                             .send = local.send.data(),
-                            .receive = local.receive.data()});
+                            .receive = local.receive.data(),
+                            .receive_handle = memory == transport::AreaMemory::shared
+                                                  ? backend.export_shared(local.receive)
+                                                  : std::vector<std::uint8_t>{}});
     locals_.push_back(std::move(local));
   }
 }

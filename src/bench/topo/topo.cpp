@@ -120,7 +120,7 @@ class TopoRun {
         continue;
       }
       // A transport whose areas come from elsewhere (NCCL's allocator) gets its own, of the same size.
-      std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind));
+      std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind, world_));
       for (const Variant& v : variants) measure(v, kind, own ? *own : shared, members);
     }
   }
@@ -195,7 +195,7 @@ class TopoRun {
             continue;
           }
           progress_.step(fmt::format("matrix by {}: {} -> {}", to_string(kind), a, b));
-          std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind));
+          std::optional<ExchangeAreas> own = shared.on_memory(backend_, transport::area_memory(kind, world_));
           ExchangeAreas& areas = own ? *own : shared;
           const auto moving = transport::open(kind, backend_, world_, areas.group(), config_.transport);
           RoundRunner runner(*moving, world_, areas, config_);
