@@ -34,6 +34,7 @@ class Row:
     stats_s: dict            # min, median, mean, p99, max of the timed samples, in seconds
     note: str
     headline: str = "median"  # which sample value is: the median, or the best (beff's b(L), by definition)
+    samples_s: tuple = ()    # every timed sample, in seconds, in the order taken; () where the file holds none
 
     def spread(self) -> Optional[tuple[float, float]]:
         """The figure's spread in its own unit, (low, high): p99 and min turned into the
@@ -306,6 +307,10 @@ def _row(r: Any, where: str) -> Row:
     for key, value in stats.items():
         if not isinstance(value, _NUMBER) or isinstance(value, bool):
             raise _Malformed(f"{where}stats_s.{key} is {json.dumps(value)[:40]}, not a number")
+    samples = _get(r, "samples_s", list, where, optional=True) or []
+    for i, value in enumerate(samples):
+        if not isinstance(value, _NUMBER) or isinstance(value, bool):
+            raise _Malformed(f"{where}samples_s[{i}] is {json.dumps(value)[:40]}, not a number")
     return Row(
         section=_get(r, "section", str, where),
         params=_get(r, "params", dict, where),
@@ -319,6 +324,7 @@ def _row(r: Any, where: str) -> Row:
         stats_s=stats,
         note=_get(r, "note", str, where, optional=True) or "",
         headline=_headline(r, where),
+        samples_s=tuple(float(v) for v in samples),
     )
 
 

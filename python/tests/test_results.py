@@ -39,6 +39,8 @@ def test_a_rows_spread_brackets_its_median_for_rates_and_latencies(emulator_resu
     (json.dumps(document(rows=[{**row(), "value": "fast"}])), "workloads[0].rows[0].value is \"fast\", not a number"),
     (json.dumps(document(rows=[{k: v for k, v in row().items() if k != "unit"}])), "workloads[0].rows[0].unit is missing"),
     (json.dumps(document(rows=[row(metric="speed")])), "metric is \"speed\""),
+    (json.dumps(document(rows=[{**row(), "samples_s": [1e-6, "slow"]}])),
+     "workloads[0].rows[0].samples_s[1] is \"slow\", not a number"),
     (json.dumps(document(workloads=[])), "workloads is empty"),
     # Found by fuzzing: the report joins the command line's words.
     (json.dumps({**document(rows=[row()]), "command_line": ["ferry", None]}), "command_line[1] is null, not a string"),
@@ -78,6 +80,13 @@ def test_a_machine_whose_facts_are_malformed_is_refused_naming_the_fact_or_read_
     with pytest.raises(ResultsError) as error:
         load(path)
     assert message in str(error.value), str(error.value)
+
+
+def test_a_row_keeps_every_sample_in_the_order_taken_and_one_without_samples_has_none(make_results):
+    without = {k: v for k, v in row().items() if k != "samples_s"}
+    path = make_results("samples.json", document(rows=[{**row(), "samples_s": [3e-6, 1e-6, 2e-6]}, without]))
+    kept, empty = load(path).workloads[0].rows
+    assert kept.samples_s == (3e-6, 1e-6, 2e-6) and empty.samples_s == ()
 
 
 def test_a_missing_file_is_named(tmp_path):
