@@ -10,7 +10,9 @@
 #   dispatch: `ferry run dispatch` (32768 keys, every rung) and the sweep --keys $DISPATCH_SWEEP (default 1K:16M:x4)
 #   beff:    `ferry run beff --transport all` on every GPU of the machine with --max-size $BEFF_MAX_SIZE (default
 #            256MiB), `mpirun -np GPUS ferry run beff` for the MPI transports and every NCCL variant, and `ferry model beff`
-#            from the first run's terms (scripts/beff-experiments.sh has the p2p-sm sweeps)
+#            from the first run's terms (scripts/beff-experiments.sh has the p2p-sm sweeps); then nccl-tests'
+#            sendrecv_perf beside each NCCL variant, layout for layout, built from $NCCL_TESTS_SRC (default
+#            peer/nccl-tests, which git ignores; without it the parity is skipped, saying so)
 #   topo:    `ferry run topo` on every GPU of the machine (regular sizes, every topology), the irregular sizes
 #            for pair and host-staged, and `mpirun -np GPUS ferry run topo` (every NCCL variant, mpi-cuda, mpi-staged)
 set -euo pipefail
@@ -39,6 +41,80 @@ on_every_gpu() {
   [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
   timeout 300 mpirun "${root[@]}" -np "$gpus" -x NCCL_NVLS_ENABLE -x TORCH_SYMM_MEM_DISABLE_MULTICAST \
     -x NVSHMEM_DISABLE_NVLS "$@"
+}
+# At most eight files come back: the files of $out named (those there: ctest.log is not under SKIP_CTEST=1) move
+# into machine.txt, one after another.
+into_machine_file() {
+  local name
+  for name in "$@"; do
+    if [ -f "$out/$name" ]; then cat "$out/$name" >> "$out/machine.txt" && rm "$out/$name"; fi
+  done
+}
+# LAYOUT RESULTS TRANSPORT NAME COMMAND...: one run of sendrecv_perf, its output appended to nccl-tests.txt and
+# paired with ferry's TRANSPORT in RESULTS for the parity table (pairs), or left out of it, saying why (left_out).
+nccl_tests_run() {
+  local layout=$1 results=$2 transport=$3 name=$4 code=0
+  shift 4
+  echo "## $name.txt: $layout, beside ferry's $transport: $*" >> "$out/nccl-tests.txt"
+  "$@" > "$runs/$name.txt" 2>&1 || code=$?
+  cat "$runs/$name.txt" >> "$out/nccl-tests.txt"
+  if [ $code -eq 0 ]; then
+    pairs+=(--pair "$layout" "$results" "$transport" "$name.txt")
+  else
+    left_out+=("$layout, $transport: sendrecv_perf exited $code (its output is in nccl-tests.txt)")
+  fi
+}
+# beff: nccl-tests' sendrecv_perf, the same ring, beside each NCCL variant of ferry's, layout for layout (docs/beff.md,
+# "Parity with nccl-tests"). Its build log goes into nccl-tests-build.log, every output into nccl-tests.txt, the table
+# into beff-parity.txt. Returns 1 when nccl-tests did not build or the table could not be made.
+nccl_tests_parity() {
+  local src=${NCCL_TESTS_SRC:-peer/nccl-tests} repo=$PWD sendrecv runs code=0 pairs=() left_out=()
+  if [ ! -d "$src/src" ]; then
+    echo "parity: skipped, no nccl-tests source at $src" | tee "$out/beff-parity.txt"
+    return 0
+  fi
+  sendrecv=$(bash scripts/nccl-tests-build.sh "$src" "$out/nccl-tests-build.log") || {
+    echo "parity: skipped, nccl-tests did not build (its log is in machine.txt)" | tee "$out/beff-parity.txt"
+    return 1
+  }
+  runs=$(mktemp -d)
+  # beff's sizes from 8 B to 2 MiB, doubling, on bytes as ferry sends them (uint8: count = bytes), each size's data
+  # checked (-c 1). A repetition of ferry's lasts at least 5 ms (--min-time) and the table takes the median of its
+  # 10; an NCCL exchange of the ring takes at least 6 us (docs/beff.md), so 1000 iterations (-n) last at least 6 ms,
+  # and 10 cycles (-N) give ten rows a size to take the median of. 200 warm-up iterations a size (-w), at least
+  # 1.2 ms, about as long as ferry's warm-up and calibration before its repetitions (runs that grow until one lasts
+  # --min-time / 8, 0.6 ms); nccl-tests warms every size up before it times the first, and the median leaves a cold
+  # first cycle out. -a 3: each row is its slowest rank's time, as each repetition of ferry's is its slowest device's.
+  local sweep=(-b 8 -e 2M -f 2 -d uint8 -c 1 -n 1000 -w 200 -N 10 -a 3)
+  # -G 1: the -n iterations captured as a graph per GPU and launched once, as nccl-graph replays a repetition's
+  # looplength exchanges once. -R 1: nccl-tests' buffers (ncclMemAlloc'd) registered by ncclCommRegister, as
+  # nccl-graph-reg's areas are; with -G 1, since nccl-graph-reg replays graphs too (src/transport/nccl.cpp).
+  local graph=(-G 1) registered=(-G 1 -R 1)
+  # One process: a thread that drives every GPU, as `ferry run beff` in one process does (a hang ends at 180 s).
+  local one=(timeout 180 "$sendrecv" "${sweep[@]}")
+  nccl_tests_run "one thread, $gpus GPUs (-g $gpus)" "$out/beff.json" nccl one "${one[@]}" -g "$gpus"
+  nccl_tests_run "one thread, $gpus GPUs (-g $gpus)" "$out/beff.json" nccl-graph one-graph "${one[@]}" -g "$gpus" \
+    "${graph[@]}"
+  nccl_tests_run "one thread, $gpus GPUs (-g $gpus)" "$out/beff.json" nccl-graph-reg one-graph-reg "${one[@]}" \
+    -g "$gpus" "${registered[@]}"
+  # A communicator per GPU, as ferry under mpirun has: a thread each in one process, then a rank each.
+  nccl_tests_run "a thread per GPU (-t $gpus -g 1)" "$out/beff-mpi.json" nccl threads "${one[@]}" -t "$gpus" -g 1
+  local ranks=(on_every_gpu "$sendrecv" "${sweep[@]}" -g 1)
+  nccl_tests_run "a rank per GPU (mpirun -np $gpus)" "$out/beff-mpi.json" nccl ranks "${ranks[@]}"
+  nccl_tests_run "a rank per GPU (mpirun -np $gpus)" "$out/beff-mpi.json" nccl-graph ranks-graph "${ranks[@]}" \
+    "${graph[@]}"
+  nccl_tests_run "a rank per GPU (mpirun -np $gpus)" "$out/beff-mpi.json" nccl-graph-reg ranks-graph-reg \
+    "${ranks[@]}" "${registered[@]}"
+  {
+    # From the runs' folder, so that the table names each run as nccl-tests.txt's headings do.
+    if [ ${#pairs[@]} -gt 0 ]; then
+      (cd "$runs" && PYTHONPATH="$repo/python" python3 -m ferry.nccl_parity "${pairs[@]}") || code=$?
+    fi
+    if [ ${#left_out[@]} -gt 0 ]; then printf 'not compared: %s\n' "${left_out[@]}"; fi
+  } > "$out/beff-parity.txt" 2>&1
+  cat "$out/beff-parity.txt"
+  rm -rf "$runs"
+  [ $code -eq 0 ]
 }
 case "$workload" in
   link)
@@ -91,8 +167,8 @@ case "$workload" in
     summary "$out/beff-mpi.txt"
     $ferry model beff --profile "$out/beff.json" --devices 8,64,512 > "$out/beff-model.txt" 2>&1 || status=1
     cat "$out/beff-model.txt"
-    # Eight files come back: the machine and the build share one.
-    cat "$out/nvidia-smi.txt" "$out/build.log" > "$out/machine.txt" && rm "$out/nvidia-smi.txt" "$out/build.log"
+    nccl_tests_parity || status=1
+    into_machine_file nvidia-smi.txt build.log ctest.log nccl-tests-build.log
     exit $status
     ;;
   topo)
@@ -107,9 +183,7 @@ case "$workload" in
     on_every_gpu $ferry run topo -q --timeout 10s --json "$out/topo-mpi.json" "$@" \
       > "$out/topo-mpi.txt" 2>&1 || status=1
     summary "$out/topo-mpi.txt"
-    # At most eight files come back: the machine, the build and the tests share one.
-    cat "$out/nvidia-smi.txt" "$out/build.log" "$out/ctest.log" > "$out/machine.txt" 2>/dev/null
-    rm -f "$out/nvidia-smi.txt" "$out/build.log" "$out/ctest.log"
+    into_machine_file nvidia-smi.txt build.log ctest.log
     exit $status
     ;;
   *)
