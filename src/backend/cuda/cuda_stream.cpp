@@ -49,6 +49,7 @@ CudaStream::CudaStream(int device) : device_(device) {
 CudaStream::~CudaStream() { cudaStreamDestroy(stream_); }
 
 void CudaGraph::retarget_copy(std::size_t index, void* destination, const void* source, std::size_t bytes) {
+  if (!copies_found_) find_copies();
   if (index >= copies_.size())
     throw RuntimeFailure(fmt::format("the graph has {} copies, so no copy {}", copies_.size(), index));
   FERRY_CUDA(cudaGraphExecMemcpyNodeSetParams1D(exec_, copies_[index], destination, source, bytes, cudaMemcpyDefault));
@@ -117,11 +118,21 @@ std::unique_ptr<Graph> CudaStream::end_capture() {
   capturing_ = false;
   FERRY_CUDA(cudaStreamEndCapture(stream_, &graph->graph_));
   FERRY_CUDA(cudaGraphGetNodes(graph->graph_, nullptr, &graph->nodes_));
+  graph->captured_copies_ = std::exchange(captured_copies_, {});
+  FERRY_CUDA(cudaGraphInstantiate(&graph->exec_, graph->graph_, 0));
+  FERRY_CUDA(cudaGraphUpload(graph->exec_, stream_));
+  return graph;
+}
+
+// Found when a copy is first retargeted, not at capture: the runtime cannot name the type of every node a
+// capture makes (cudaGraphNodeGetType of a stream memory operation's node fails with cudaErrorUnknown), and
+// only the graphs that are retargeted need their copies found.
+void CudaGraph::find_copies() {
   // The graph does not keep capture order; each copy node is found by the
   // memory it was captured with.
-  std::vector<cudaGraphNode_t> nodes(graph->nodes_);
-  FERRY_CUDA(cudaGraphGetNodes(graph->graph_, nodes.data(), &graph->nodes_));
-  for (const auto& [destination, source] : std::exchange(captured_copies_, {})) {
+  std::vector<cudaGraphNode_t> nodes(nodes_);
+  FERRY_CUDA(cudaGraphGetNodes(graph_, nodes.data(), &nodes_));
+  for (const auto& [destination, source] : captured_copies_) {
     for (cudaGraphNode_t& node : nodes) {
       if (node == nullptr) continue;
       cudaGraphNodeType type{};
@@ -130,14 +141,12 @@ std::unique_ptr<Graph> CudaStream::end_capture() {
       cudaMemcpy3DParms params{};
       FERRY_CUDA(cudaGraphMemcpyNodeGetParams(node, &params));
       if (params.dstPtr.ptr != destination || params.srcPtr.ptr != source) continue;
-      graph->copies_.push_back(node);
+      copies_.push_back(node);
       node = nullptr;  // taken: a second copy between the same buffers is the next such node
       break;
     }
   }
-  FERRY_CUDA(cudaGraphInstantiate(&graph->exec_, graph->graph_, 0));
-  FERRY_CUDA(cudaGraphUpload(graph->exec_, stream_));
-  return graph;
+  copies_found_ = true;
 }
 
 void CudaStream::replay(const Graph& graph) {

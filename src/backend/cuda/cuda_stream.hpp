@@ -29,9 +29,13 @@ class CudaGraph final : public Graph {
 
  private:
   friend class CudaStream;
+  void find_copies();
+
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
   std::size_t nodes_ = 0;
+  std::vector<std::pair<void*, const void*>> captured_copies_;  // destination, source, in capture order
+  bool copies_found_ = false;
   std::vector<cudaGraphNode_t> copies_;  // the copy nodes, in capture order
 };
 
