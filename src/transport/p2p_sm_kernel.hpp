@@ -75,6 +75,7 @@ struct PeerStoreExchange {
   struct Thread {
     bool failed = false;            // it gave up once: no wait of it blocks again
     std::uint64_t credit_seen = 0;  // the last credit it read, so most sends read none
+    std::uint64_t credit_due = 0;   // the tag of the LL message read but not yet credited (0: none)
     // The first lines of its next LL message, loaded while it waited for the one before.
     std::int64_t staged_for = -1;
     std::uint64_t staged[lines_in_flight];
@@ -186,9 +187,19 @@ struct PeerStoreExchange {
         }
       }
     }
-    // Every thread has used what it read, so the slot may be written again.
+    t.credit_due = tag;
+  }
+
+  // Every thread has used what it read, so the slot may be written again. Done once this device's next
+  // message is out, not before it: the barrier and the store into the sender's memory are then off the
+  // path from one exchange to the next. Credits run at most one exchange late, and the inbox holds
+  // sm_ll_depth messages, so no sender waits on a credit that waits on its own.
+  template <class Team>
+  FERRY_HD void return_credit(Team& team, Thread& t) const {
+    if (t.credit_due == 0) return;
     team.sync();
-    if (team.rank() == 0) store_relaxed_system(from_credit + team.index() * sm_flag_stride, tag);
+    if (team.rank() == 0) store_relaxed_system(from_credit + team.index() * sm_flag_stride, t.credit_due);
+    t.credit_due = 0;
   }
 
   template <class Team>
@@ -240,11 +251,13 @@ struct PeerStoreExchange {
         if (ll) ll_send(team, i, tag, t);
         else direct_send(team, i, tag);
       }
+      return_credit(team, t);  // the last exchange's, now that this one's message is out
       if (r.receive_from >= 0) {
         if (ll) ll_receive(team, i, tag, t);
         else direct_receive(team, i, tag, t);
       }
     }
+    return_credit(team, t);
   }
 };
 
