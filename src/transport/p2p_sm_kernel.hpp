@@ -73,6 +73,9 @@ struct PeerStoreExchange {
 
   // What one thread carries from exchange to exchange.
   struct Thread {
+    // The team's share of every message's lines: the same in every exchange, so divided out once a launch
+    // (a 64-bit division is a software routine on a GPU, three an exchange before).
+    Slice slice;
     bool failed = false;            // it gave up once: no wait of it blocks again
     std::uint64_t credit_seen = 0;  // the last credit it read, so most sends read none
     std::uint64_t credit_due = 0;   // the tag of the LL message read but not yet credited (0: none)
@@ -82,6 +85,7 @@ struct PeerStoreExchange {
   };
 
   FERRY_HD std::uint64_t ll_lines() const { return (plan.bytes + 7) / 8; }
+  FERRY_HD std::uint64_t direct_lines() const { return (plan.bytes + sizeof(Line) - 1) / sizeof(Line); }
   FERRY_HD static std::uint64_t tag_bits(std::uint64_t tag) { return (tag & 0xFFFFFFFFull) << 32; }
 
   FERRY_HD bool out_of_time(std::uint64_t& since) const {
@@ -114,7 +118,7 @@ struct PeerStoreExchange {
     // those launches ended, whatever teams they had.
     if (i >= static_cast<std::int64_t>(sm_ll_depth))
       wait_for(credit + team.index() * sm_flag_stride, tag - sm_ll_depth, t.credit_seen, t, i, SmWait::credit);
-    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
+    const Slice slice = t.slice;
     const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(i, route));
     std::uint64_t* out = to_inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     const std::uint64_t mark = tag_bits(tag);
@@ -136,7 +140,7 @@ struct PeerStoreExchange {
     if (next >= plan.exchanges() || plan.route(me, next, route).send_to < 0) return;
     if (next >= static_cast<std::int64_t>(sm_ll_depth))
       t.credit_seen = load_relaxed_system(credit + team.index() * sm_flag_stride);
-    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
+    const Slice slice = t.slice;
     const auto* data = reinterpret_cast<const std::uint64_t*>(send + plan.offset(next, route));
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
     FERRY_UNROLL
@@ -148,7 +152,7 @@ struct PeerStoreExchange {
   template <class Team>
   FERRY_HD void ll_receive(Team& team, std::int64_t i, std::uint64_t tag, Thread& t) const {
     stage_next_send(team, i, t);
-    const Slice slice = team_slice(ll_lines(), team.index(), team.count());
+    const Slice slice = t.slice;
     const std::uint64_t* in = inbox + (static_cast<std::uint64_t>(i) % sm_ll_depth) * ll_slot_words;
     std::byte* out = receive + plan.offset(i, route);
     const std::uint64_t mark = tag_bits(tag);
@@ -203,10 +207,9 @@ struct PeerStoreExchange {
   }
 
   template <class Team>
-  FERRY_HD void direct_send(Team& team, std::int64_t i, std::uint64_t tag) const {
+  FERRY_HD void direct_send(Team& team, std::int64_t i, std::uint64_t tag, const Thread& t) const {
     const std::uint64_t whole = plan.bytes / sizeof(Line);
-    const std::uint64_t lines = (plan.bytes + sizeof(Line) - 1) / sizeof(Line);
-    const Slice slice = team_slice(lines, team.index(), team.count());
+    const Slice slice = t.slice;
     const auto* from = reinterpret_cast<const Line*>(send + plan.offset(i, route));
     auto* to = reinterpret_cast<Line*>(to_receive + plan.offset(i, route));
     const std::uint64_t step = static_cast<std::uint64_t>(team.size());
@@ -244,12 +247,13 @@ struct PeerStoreExchange {
   template <class Team>
   FERRY_HD void operator()(Team& team) const {
     Thread t;
+    t.slice = team_slice(ll ? ll_lines() : direct_lines(), team.index(), team.count());
     for (std::int64_t i = 0; i < plan.exchanges(); ++i) {
       const Route r = plan.route(me, i, route);
       const std::uint64_t tag = first_tag + static_cast<std::uint64_t>(i);
       if (r.send_to >= 0) {
         if (ll) ll_send(team, i, tag, t);
-        else direct_send(team, i, tag);
+        else direct_send(team, i, tag, t);
       }
       return_credit(team, t);  // the last exchange's, now that this one's message is out
       if (r.receive_from >= 0) {
