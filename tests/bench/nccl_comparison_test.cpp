@@ -68,7 +68,10 @@ TEST(BeffVsBestNccl, EveryTransportIsComparedWithTheFastestNcclVariantOfTheRun) 
               fmt::format("{:.2f}x", beff_of(t) / best))
         << t;
   const std::string winner = beff_of("nccl-graph") > beff_of("nccl-graph-reg") ? "nccl-graph" : "nccl-graph-reg";
-  EXPECT_TRUE(has_note(r, "best NCCL variant: " + winner)) << winner;
+  EXPECT_TRUE(has_note(r, "best NCCL variant: " + winner +
+                              ", in one process driving every GPU (NCCL with a rank "
+                              "per GPU is not in a one-process run: mpirun -np 2 ferry run beff measures it)"))
+      << winner;
   EXPECT_TRUE(has_note(r, fmt::format("best transport p2p-sm: b_eff {:.2f}x the best NCCL variant's ({})",
                                       beff_of("p2p-sm") / best, winner)));
   EXPECT_FALSE(has_note(r, "nccl's, same run"));  // the host-launched variant is no longer the yardstick
@@ -78,8 +81,17 @@ TEST(BeffVsBestNccl, TheBestNcclVariantsOneWayLatencyIsPrinted) {
   const WorkloadResult r =
       beff_result({beff_record(Kind::nccl, 12e-6, 90e9), beff_record(Kind::nccl_graph, 3e-6, 90e9)});
   const double one_way_us = to_us(row_with(r, "latency", "nccl-graph").value());
-  EXPECT_TRUE(has_note(r, fmt::format("best NCCL variant: nccl-graph (b_eff")));
+  EXPECT_TRUE(has_note(r, fmt::format("best NCCL variant: nccl-graph, in one process")));
   EXPECT_TRUE(has_note(r, fmt::format("one-way 8 B latency {:.2f} us", one_way_us)));
+}
+
+TEST(BeffVsBestNccl, UnderMpirunTheBestVariantIsNamedAsARankPerGpu) {
+  beff::BeffConfig config;
+  config.repetitions = 3;
+  const std::vector<Member> ranks = {{0, 0, 0, "h"}, {1, 1, 1, "h"}};
+  const WorkloadResult r = beff::make_result(config, ranks, {beff_record(Kind::nccl_graph_reg, 5e-6, 150e9)}, {});
+  EXPECT_TRUE(has_note(r, "best NCCL variant: nccl-graph-reg, a rank per GPU (b_eff")) << r.notes.front();
+  EXPECT_FALSE(has_note(r, "not in a one-process run"));
 }
 
 TEST(BeffVsBestNccl, WithoutNcclTheComparisonIsADash) {
@@ -133,8 +145,17 @@ TEST(TopoVsBestNccl, EachTopologysPeakIsComparedWithItsBestNcclVariant) {
   EXPECT_EQ(vs("pair both", "nccl-graph-reg"), "1.00x");
   EXPECT_EQ(vs("pair one-way", "p2p-sm"),
             fmt::format("{:.2f}x", peak("pair one-way", "p2p-sm") / peak("pair one-way", "nccl-graph")));
-  EXPECT_TRUE(has_note(r, "pair both: best NCCL variant nccl-graph-reg peaks at"));
-  EXPECT_TRUE(has_note(r, "pair one-way: best NCCL variant nccl-graph peaks at"));
+  EXPECT_TRUE(has_note(r, "pair both: best NCCL variant nccl-graph-reg, in one process driving every GPU (NCCL with "
+                          "a rank per GPU is not in a one-process run: mpirun -np 2 ferry run topo measures it), "
+                          "peaks at"));
+  EXPECT_TRUE(has_note(r, "pair one-way: best NCCL variant nccl-graph, in one process"));
+}
+
+TEST(TopoVsBestNccl, UnderMpirunTheBestVariantIsNamedAsARankPerGpu) {
+  topo::TopologyRecord nccl = topo_record("pair both", Kind::nccl_graph_reg, 5e-6, 345e9);
+  nccl.one_per_rank = true;
+  const WorkloadResult r = topo::make_result(topo::TopoConfig{}, {nccl}, {}, {}, {});
+  EXPECT_TRUE(has_note(r, "pair both: best NCCL variant nccl-graph-reg, a rank per GPU, peaks at"));
 }
 
 TEST(TopoSendrecvFigures, ARingsBandwidthIsAlgbwAndBusbwAndAOneWayPairHasNone) {

@@ -317,9 +317,10 @@ class ResultBuilder {
         latency_us_.contains(nccl)
             ? fmt::format(", one-way {} latency {:.2f} us", format_bytes(config_.latency_bytes), latency_us_[nccl])
             : "";
-    result_.notes.push_back(fmt::format("best NCCL variant: {} (b_eff {:.4g} GB/s per device{}), the others compared "
-                                        "with it as \"vs best NCCL\"",
-                                        to_string(nccl), to_GBps(beff_[nccl]) / n_, latency));
+    result_.notes.push_back(fmt::format("best NCCL variant: {}, {} (b_eff {:.4g} GB/s per device{}), the others "
+                                        "compared with it as \"vs best NCCL\"",
+                                        to_string(nccl), nccl_layout(one_rank_per_device(members_), "beff", n_),
+                                        to_GBps(beff_[nccl]) / n_, latency));
     if (best != nccl)
       result_.notes.push_back(fmt::format("best transport {}: b_eff {:.2f}x the best NCCL variant's ({}), same run, "
                                           "same sizes",

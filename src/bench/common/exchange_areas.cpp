@@ -39,6 +39,17 @@ std::vector<Member> gather_members(World& world, const transport::Group& group) 
   return members;
 }
 
+bool one_rank_per_device(const std::vector<Member>& members) {
+  return std::any_of(members.begin(), members.end(), [](const Member& m) { return m.rank != 0; });
+}
+
+std::string nccl_layout(bool one_per_rank, std::string_view workload, int participants) {
+  if (one_per_rank) return "a rank per GPU";
+  return fmt::format("in one process driving every GPU (NCCL with a rank per GPU is not in a one-process run: "
+                     "mpirun -np {} ferry run {} measures it)",
+                     participants, workload);
+}
+
 ExchangeAreas::ExchangeAreas(Backend& backend, const std::vector<int>& devices, int first_index, int participants,
                              std::uint64_t area_bytes, std::uint64_t largest_message, int routes,
                              transport::AreaMemory memory) {

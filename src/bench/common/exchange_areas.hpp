@@ -26,6 +26,12 @@ struct Member {
 // On rank 0, every rank's participants in the group, in participant order; empty elsewhere.
 std::vector<Member> gather_members(World& world, const transport::Group& group);
 
+// Whether the members are a rank each (mpirun) rather than the devices of one process.
+bool one_rank_per_device(const std::vector<Member>& members);
+// The layout an NCCL figure was measured in, for the notes that name the best NCCL variant. NCCL's users run a
+// rank per GPU, and a one-process run cannot measure that layout, so it says what it compared with instead.
+std::string nccl_layout(bool one_per_rank, std::string_view workload, int participants);
+
 // What beff and topo say, alike, when a run cannot measure: fewer than 2
 // participants (nothing lies between one device and itself), and a run in
 // which everything asked for was skipped (`skipped`: each with its reason).

@@ -164,6 +164,8 @@ class TopoRun {
     record.pattern = v.pattern;
     record.clock = moving->clock();
     record.members = members_text(members);
+    record.participants = static_cast<int>(members.size());
+    record.one_per_rank = who_.one_per_rank;
     record.routes = transport::fan_of(v.pattern, areas.group().participants);
     const std::vector<int> devices = devices_of(members);
     if (world_.rank() == 0) {

@@ -223,8 +223,9 @@ class ResultBuilder {
       for (const TopologyRecord& r : all)
         if (r.name == t.name && r.members == t.members && observed_peak(r).first > observed_peak(*best).first)
           best = &r;
-      std::string note = fmt::format("{}: best NCCL variant {} peaks at {:.1f} GB/s ({})", t.name, to_string(t.kind),
-                                     to_GBps(nccl_peak), format_bytes(nccl_at));
+      std::string note =
+          fmt::format("{}: best NCCL variant {}, {}, peaks at {:.1f} GB/s ({})", t.name, to_string(t.kind),
+                      nccl_layout(t.one_per_rank, "topo", t.participants), to_GBps(nccl_peak), format_bytes(nccl_at));
       if (best != &t)
         note += fmt::format("; {} peaks {:.2f}x higher", to_string(best->kind), observed_peak(*best).first / nccl_peak);
       result_.notes.push_back(std::move(note));

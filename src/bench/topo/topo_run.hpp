@@ -30,7 +30,9 @@ struct TopologyRecord {
   transport::Pattern pattern = transport::Pattern::ring;
   transport::Clock clock = transport::Clock::device;
   std::string members;  // "0,1" or "host:0 -> host:1" across ranks
-  int routes = 1;       // messages each device sends per round
+  int participants = 2;
+  bool one_per_rank = false;  // a rank per device (mpirun), or one process driving every device
+  int routes = 1;             // messages each device sends per round
   Peak theoretical;
   Peak link;  // link's peer copies in this run, for the same direction(s)
   std::vector<Rounds> sizes;
