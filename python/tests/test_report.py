@@ -164,3 +164,31 @@ def test_the_stream_frontier_keeps_only_points_no_other_beats_on_both_figures():
     points = [(10, 5), (20, 4), (30, 8), (15, 9), (40, 20)]
     assert frontier(points) == [(20, 4), (30, 8), (40, 20)]
     assert frontier([]) == []
+
+
+def test_beff_sets_each_transport_beside_the_best_nccl_of_either_layout_of_one_call(make_results, tmp_path):
+    def beff_file(name, created, rank, rows):
+        doc = document("beff", rows=rows + [row(section="exchange", metric="rate", value=1.0, transport="nccl",
+                                                participant=1, rank=rank, bytes=8)])
+        doc["created_utc"] = created
+        return make_results(name, doc)
+
+    one = beff_file("one.json", "2026-11-27T23:39:44Z", 0, [
+        row(section="beff", metric="rate", value=87.67, transport="p2p-sm", devices=2),
+        row(section="beff", metric="rate", value=25.04, transport="nccl-graph-reg", devices=2)])
+    ranks = beff_file("ranks.json", "2026-11-27T23:40:02Z", 1, [
+        row(section="beff", metric="rate", value=27.35, transport="nccl-graph-reg", devices=2)])
+    # Another call, a day later: its faster NCCL is no yardstick for these.
+    later = beff_file("later.json", "2026-11-28T23:40:02Z", 1, [
+        row(section="beff", metric="rate", value=99.0, transport="nccl", devices=2)])
+    out = tmp_path / "best.html"
+    done = run_ferry_py("report", one, ranks, later, "-o", out)
+    assert done.returncode == 0, done.stderr
+    table = out.read_text().split('id="table-beff-nccl-at-its-best"')[1].split("</table>")[0]
+    lines = {line.split("</td>")[0].split(">")[-1] + " " + line.split("</td>")[1].split(">")[-1]: line
+             for line in table.split("<tr")[1:] if "<td" in line}
+    p2p_sm = lines["p2p-sm one process"]
+    assert f"{87.67 / 27.35:.2f}x" in p2p_sm and "nccl-graph-reg, a rank per GPU (ranks)" in p2p_sm, p2p_sm
+    assert f"{25.04 / 27.35:.2f}x" in lines["nccl-graph-reg one process"]
+    assert "1.00x" in lines["nccl-graph-reg a rank per GPU"]
+    assert "1.00x" in lines["nccl a rank per GPU"] and "(later)" in lines["nccl a rank per GPU"]

@@ -1,6 +1,9 @@
 """beff: b(L) of the ring against the message size per transport (log-log, the
-model dotted), the transports side by side, and their one-way latency."""
+model dotted), the transports side by side, NCCL at its best across the files
+of one machine and layout, and their one-way latency."""
 from __future__ import annotations
+
+from datetime import datetime
 
 from .. import html, plots
 from .common import figures_table, run_notes, series_per_file, sources
@@ -21,7 +24,8 @@ MODEL_FIGURES = {"beff-model": {"prediction": ("transport", "devices")}}
 
 def render(entries: list) -> str:
     series = series_per_file(entries)
-    parts = [sources(entries), _b_of_l(series), _side_by_side(series), _latency(series), run_notes(entries)]
+    parts = [sources(entries), _b_of_l(series), _side_by_side(series), _nccl_at_its_best(series), _latency(series),
+             run_notes(entries)]
     return html.section(WORKLOAD, TITLE, parts)
 
 
@@ -86,3 +90,59 @@ def _latency(series: list) -> str:
 
     return figures_table(series, lambda s: s.section("latency"), ["transport", "protocol", "clock"], key_of,
                          "table-beff-latency")
+
+
+NCCL_VARIANTS = ("nccl", "nccl-graph", "nccl-graph-reg")
+# Files whose runs began this close together on one host with the same GPUs are one call's: the runs of one
+# machine, in one layout each, that a comparison with NCCL at its best may span.
+SAME_CALL_SECONDS = 3600
+
+
+def _layout(s) -> str:
+    """A rank per GPU when the exchange rows name ranks other than 0 (mpirun); else one process."""
+    ranks = {r.params.get("rank", 0) for r in s.section("exchange")}
+    return "a rank per GPU" if any(rank != 0 for rank in ranks) else "one process"
+
+
+def _created(s):
+    try:
+        return datetime.fromisoformat(s.entry.results.created_utc.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _same_call(a, b) -> bool:
+    ra, rb = a.entry.results, b.entry.results
+    if ra.machine.get("host", {}).get("hostname") != rb.machine.get("host", {}).get("hostname"):
+        return False
+    if ra.gpus() != rb.gpus():
+        return False
+    ta, tb = _created(a), _created(b)
+    return ta is not None and tb is not None and abs((ta - tb).total_seconds()) <= SAME_CALL_SECONDS
+
+
+def _nccl_at_its_best(series: list) -> str:
+    """Every transport beside the best NCCL variant in either layout: the files of one call on one machine, a ring
+    of the same size. A file's own "vs best NCCL" can see only its own layout."""
+    figures = []  # (series, row, devices, layout)
+    for s in series:
+        for r in s.section("beff"):
+            if "transport" in r.params and isinstance(r.params.get("devices"), int):
+                figures.append((s, r, r.params["devices"], _layout(s)))
+    lines = []
+    for s, r, devices, layout in figures:
+        peers = [f for f in figures if f[2] == devices and (f[0] is s or _same_call(f[0], s))]
+        nccl = [f for f in peers if f[1].params["transport"] in NCCL_VARIANTS]
+        if not nccl:
+            continue
+        best = max(nccl, key=lambda f: f[1].value)
+        lines.append([r.params["transport"], layout, devices, f"{r.value / devices:.4g} GB/s",
+                      f"{r.value / best[1].value:.2f}x",
+                      f"{best[1].params['transport']}, {best[3]} ({best[0].label})"])
+    if not lines or len({(line[1]) for line in lines}) < 2:
+        return ""  # one layout: the files' own "vs best NCCL" says it all
+    table = html.table(["transport", "layout", "devices", "b_eff per device", "vs NCCL at its best",
+                        "NCCL at its best"], lines, table_id="table-beff-nccl-at-its-best")
+    return html.paragraph("Against NCCL at its best: the NCCL variant with the highest b_eff in either layout, among "
+                          "the files of one call on one machine (same host and GPUs, begun within an hour) with a ring "
+                          "of the same size.") + table
