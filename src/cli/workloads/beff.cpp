@@ -119,8 +119,9 @@ void add_beff_commands(const Commands& c) {
       "replayed), nccl-graph-reg (nccl-graph on ncclMemAlloc buffers registered with NCCL; every transport is also "
       "set beside the fastest of the three: vs best NCCL), host-staged (device -> host, memcpy, host -> device, in one process), mpi-staged (device -> "
       "host, MPI, host -> device), mpi-cuda (MPI on device memory, where the "
-      "MPI library is CUDA-aware). p2p transports drive every device from one process; MPI ones need `mpirun -np N "
-      "ferry run beff`, one rank per device, results on rank 0. A transport that cannot run here is skipped with "
+      "MPI library is CUDA-aware). Two layouts: one process driving every device (--devices), or `mpirun -np N ferry "
+      "run beff`, a rank per device, results on rank 0. p2p-ce, p2p-sm and NCCL run in both (p2p a rank per device "
+      "through CUDA IPC, on one host); host-staged in one process, the MPI ones under mpirun. A transport that cannot run here is skipped with "
       "the reason; fewer than 2 devices, or every transport skipped, is refused with exit 2. Beside each figure "
       "the model L / (t_lat + L / B): p2p-ce and p2p-sm from link's peer figures (measured first), the others "
       "fitted to their own smallest and largest sizes; both residuals are printed.");

@@ -99,7 +99,8 @@ void add_topo_command(const Commands& c) {
       "generation x width; host-staged 1 / (2/P_pcie + 1/P_host) with P_host the fastest host step, timed at 1 to "
       "64 MiB) and, for direct ones, beside link's peer copies measured in the same run and the fastest NCCL variant "
       "(vs best NCCL). Direct transports drive every device from one process (p2p-ce, p2p-sm, the NCCL variants) or "
-      "take one rank per device under mpirun (the NCCL variants, mpi-cuda): `mpirun -np N ferry run topo`.");
+      "take one rank per device under mpirun (p2p-ce and p2p-sm through CUDA IPC on one host, the NCCL variants, "
+      "mpi-cuda): `mpirun -np N ferry run topo`.");
   add_topo_options(*command, *o);
   c.on_chosen(*command, [o](const auto& command_line, auto& out) { return run_topo(*o, command_line, out); });
 }
