@@ -107,9 +107,14 @@ namespace ferry::model {
 // What `ferry model beff` scales up, read from a file: a beff results file
 // (its fitted terms per transport) or a machine profile (link's peer figures,
 // which give p2p-ce's terms).
+// How the run that measured the terms drove its devices.
+enum class Layout { unknown, one_process, rank_per_device };
+
 struct TransportTerms {
   std::vector<TransportModel> transports;
-  int devices = 0;     // the ring the terms were measured on (0: unknown)
+  int devices = 0;  // the ring the terms were measured on (0: unknown)
+  // From a beff results file's exchange rows: every one on rank 0, or some on another rank (mpirun).
+  Layout layout = Layout::unknown;
   std::string origin;  // "beff results r.json" or "machine profile p.json"
   // What in a results file failed verification (a machine profile has no checks):
   // each row whose check FAILED, named by workload, section and the params that

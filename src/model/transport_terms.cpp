@@ -71,6 +71,11 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
     if (workload.value("name", "") != "beff") continue;
     terms.devices = whole_number_or<int>(workload.at("config"), "participants", 0);
     for (const auto& row : workload.at("rows")) {
+      if (row.value("section", "") == "exchange" && row.contains("params")) {
+        const bool other_rank = row.at("params").value("rank", 0) != 0;
+        if (other_rank) terms.layout = Layout::rank_per_device;
+        else if (terms.layout == Layout::unknown) terms.layout = Layout::one_process;
+      }
       if (row.value("section", "") != "model") continue;
       const auto& p = row.at("params");
       const std::string name = p.at("transport").get<std::string>();

@@ -71,6 +71,16 @@ WorkloadResult predict_larger_rings(const model::TransportTerms& terms, const La
       prediction.rows.push_back(std::move(row));
     }
   }
+  const bool beyond_the_run =
+      std::any_of(rings.devices.begin(), rings.devices.end(), [&](int n) { return n > terms.devices; });
+  if (terms.layout == model::Layout::one_process && beyond_the_run)
+    // On 4 x H200, from two devices in one process: p2p-sm -4.7%, but p2p-ce -15%, the NCCL variants -33% to
+    // -55%, host-staged -40% (docs/beff.md); an exchange of nccl took 2.1-2.4x as long on four devices as on two.
+    prediction.notes.push_back(
+        "assumed: each device keeps the terms it had in the measured ring, as it does with a rank per device. These "
+        "were measured in one process, where one thread issues every device's work and p2p-ce's graph spans every "
+        "device, so an exchange there takes longer with more devices: the model leaves that out, and over-predicts "
+        "such a process's larger rings (docs/beff.md, 2 -> 4 GPUs)");
   prediction.notes.push_back(fmt::format(
       "terms from {}{}; a ring spanning nodes moves in lockstep, so its slowest hop (the network's: {}) paces every "
       "device",

@@ -120,6 +120,33 @@ TEST_F(ModelBeff, ACleanFileIsModelledWithoutTheMarker) {
   EXPECT_NE(o.out.find("beff-model: PASSED"), std::string::npos) << o.out;
 }
 
+// Terms from one process say what the model assumes of larger rings there; terms from a rank per device do not.
+TEST_F(ModelBeff, TermsFromOneProcessSayThatALargerRingThereIsOverPredicted) {
+  const auto notes_of = [](const std::string& path) {
+    const auto doc = nlohmann::json::parse(read_file(path));
+    std::string all;
+    for (const auto& note : doc["workloads"][0]["notes"]) all += note.get<std::string>() + "\n";
+    return all;
+  };
+  const std::string one = (folder_ / "one-process.json").string();
+  ASSERT_EQ(ferry({"model", "beff", "--profile", clean_, "--devices", "4", "--json", one}).code, 0);
+  EXPECT_NE(notes_of(one).find("assumed: each device keeps the terms it had in the measured ring"), std::string::npos)
+      << notes_of(one);
+  // The same ring size as measured: nothing is assumed of a larger one.
+  const std::string same = (folder_ / "same.json").string();
+  ASSERT_EQ(ferry({"model", "beff", "--profile", clean_, "--devices", "2", "--json", same}).code, 0);
+  EXPECT_EQ(notes_of(same).find("assumed:"), std::string::npos) << notes_of(same);
+  // The same file as if mpirun had run it: participant 1 on rank 1.
+  auto doc = nlohmann::json::parse(read_file(clean_));
+  for (auto& w : doc["workloads"])
+    for (auto& row : w["rows"])
+      if (row["section"] == "exchange" && row["params"]["participant"] == 1) row["params"]["rank"] = 1;
+  const std::string ranks_file = (folder_ / "ranks.json").string(), ranks = (folder_ / "ranks-model.json").string();
+  write_file_atomically(ranks_file, doc.dump());
+  ASSERT_EQ(ferry({"model", "beff", "--profile", ranks_file, "--devices", "4", "--json", ranks}).code, 0);
+  EXPECT_EQ(notes_of(ranks).find("assumed:"), std::string::npos) << notes_of(ranks);
+}
+
 TEST_F(ModelBeff, TheNoteNamesTheNetworkFiguresUsed) {
   const std::string given = (folder_ / "given.json").string(), defaults = (folder_ / "defaults.json").string();
   ASSERT_EQ(ferry({"model", "beff", "--profile", clean_, "--network-bandwidth", "12.5GB/s", "--json", given}).code, 0);

@@ -1,5 +1,6 @@
 #include "model/beff_model.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -195,6 +196,24 @@ TEST(BeffModel, AResultsFileSaysWhichOfItsRowsFailedTheirCheck) {
   const TransportTerms edited = transport_terms_from_json(file("FAILED", "", terms), "t.json");
   EXPECT_TRUE(edited.failed_rows.empty());
   EXPECT_FALSE(edited.input_passed());
+}
+
+TEST(BeffModel, TheLayoutOfTheMeasuredRingComesFromItsExchangeRowsRanks) {
+  const auto file = [](const std::string& exchange_rows) {
+    const std::string terms = R"({"section": "model", "value": 2.0, "check": "n/a", "params": {"transport": "nccl",
+                                  "B GB/s": 100, "up to bytes": 4096}})";
+    return R"({"schema": "ferry.results/1", "verification": "PASSED", "workloads": [{"name": "beff", )"
+           R"("config": {"participants": 2}, "rows": [)" +
+           terms + (exchange_rows.empty() ? "" : ",") + exchange_rows + "]}]}";
+  };
+  const auto exchange = [](int rank) {
+    return fmt::format(R"({{"section": "exchange", "value": 1.0, "params": {{"transport": "nccl", "participant": {0},
+                           "rank": {0}, "bytes": 8}}}})",
+                       rank);
+  };
+  EXPECT_EQ(transport_terms_from_json(file(exchange(0) + "," + exchange(0)), "t.json").layout, Layout::one_process);
+  EXPECT_EQ(transport_terms_from_json(file(exchange(0) + "," + exchange(1)), "t.json").layout, Layout::rank_per_device);
+  EXPECT_EQ(transport_terms_from_json(file(""), "t.json").layout, Layout::unknown);
 }
 
 TEST(BeffModel, P2pSmTermsComeFromLinksPeerFlagAndSmStoresPerProtocol) {
