@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -56,7 +57,7 @@ int rank_device(const Backend& backend, const RunOptions& o, const World& w) {
 
 }  // namespace
 
-std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here) {
+std::string ranks_sharing(const std::vector<std::string>& places) {
   std::map<std::string, std::vector<std::size_t>> ranks_at;
   for (std::size_t r = 0; r < places.size(); ++r) ranks_at[places[r]].push_back(r);
   std::vector<std::string> shared;
@@ -64,12 +65,16 @@ std::string ranks_sharing_a_device(const std::vector<std::string>& places, int d
     if (ranks.size() > 1)
       shared.push_back(
           fmt::format("ranks {} share {}", join(ranks, ", ", [](std::size_t r) { return std::to_string(r); }), place));
+  return join(shared, "; ", [](const std::string& s) { return s; });
+}
+
+std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here) {
+  const std::string shared = ranks_sharing(places);
   if (shared.empty()) return "";
   return fmt::format("{}: each rank measures with a device of its own, and ranks that share one measure each other's "
-                     "traffic (this host has {} device{}): start one rank per device, or list each rank's device "
-                     "with --devices",
-                     join(shared, "; ", [](const std::string& s) { return s; }), devices_here,
-                     devices_here == 1 ? "" : "s");
+                     "traffic (this host has {} device{}): start one rank per device, or name each rank's device "
+                     "with --devices (--devices 0,0 shares device 0 on purpose)",
+                     shared, devices_here, devices_here == 1 ? "" : "s");
 }
 
 std::vector<int> participant_devices(const Backend& backend, const RunOptions& o, const World& w) {
@@ -84,8 +89,14 @@ std::vector<int> participant_devices(const Backend& backend, const RunOptions& o
   const std::string place = fmt::format("device {} on {}", mine, w.host());
   std::vector<std::string> places;
   for (const auto& bytes : w.all_gather({place.begin(), place.end()})) places.emplace_back(bytes.begin(), bytes.end());
-  const std::string shared = ranks_sharing_a_device(places, backend.device_count());
-  if (!shared.empty()) throw UsageError(shared);
+  const std::string shared = ranks_sharing(places);
+  if (shared.empty()) return {mine};
+  // Sharing asked for by name (--devices 0,0: the host path on a machine of one GPU) runs, and says so; sharing
+  // that only the default mapping made is refused, since every row would say PASSED without a word of it.
+  if (!chosen) throw UsageError(ranks_sharing_a_device(places, backend.device_count()));
+  if (w.rank() == 0)
+    std::fprintf(stderr, "ferry: note: %s, as --device or --devices asks: their figures include each other's traffic\n",
+                 shared.c_str());
   return {mine};
 }
 

@@ -31,12 +31,15 @@ int one_device(const RunOptions& options, const std::string& workload);
 // process every device is one (all of them by default). Under mpirun each
 // rank takes one: --devices lists them per local rank, and without it local
 // rank k takes device k.
-// Every rank must call it: ranks that would share a device (more ranks on a host than it has devices, or
-// --devices naming one twice) are refused alike on every rank, named.
+// Every rank must call it. Ranks that the default mapping would put on one device (more ranks on a host than
+// it has devices) are refused alike on every rank, named; ranks that --device or --devices puts on one device
+// on purpose run, and rank 0 names them on standard error.
 std::vector<int> participant_devices(const Backend& backend, const RunOptions& options, const World& world);
 
-// The refusal when ranks share a device, given each rank's place ("device D on HOST", in rank order) and the
-// devices this host has; "" when every place is a rank's own.
+// Given each rank's place ("device D on HOST", in rank order): "ranks 0, 4 share device 0 on HOST; ..." for
+// every place that several ranks have, or "" when every place is a rank's own.
+std::string ranks_sharing(const std::vector<std::string>& places);
+// The refusal when ranks share a device, with the devices this host has; "" when every place is a rank's own.
 std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here);
 
 }  // namespace ferry

@@ -49,6 +49,12 @@ code=$?
 [ $code -eq 2 ] || { cat "$work/share.txt"; fail "ranks sharing a device gave exit $code, expected 2"; }
 grep -qE "ranks 0, $((ranks - 1)) share device 0 on " "$work/share.txt" ||
   { cat "$work/share.txt"; fail "the ranks that share a device are not named"; }
+# Sharing asked for by name runs, and rank 0 names the ranks that share (the host path on a one-GPU machine).
+same=$(printf '0,%.0s' $(seq "$ranks")); same=${same%,}
+launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged --devices "$same" > "$work/out.txt" 2>&1
+expect_passed_once $? beff
+grep -q "ferry: note: ranks 0, 1.* share device 0 on .*as --device or --devices asks" "$work/out.txt" ||
+  { cat "$work/out.txt"; fail "the ranks asked to share a device are not named"; }
 # Every transport asked for skipped (host-staged needs the ring's devices in one process).
 launch "$ferry" run beff --backend emu --quick -q --transport host-staged > "$work/nothing.txt" 2>&1
 expect_nothing_measured $? "beff: nothing was measured: every transport asked for was skipped here (host-staged: "

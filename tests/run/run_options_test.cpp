@@ -27,6 +27,11 @@ TEST(RanksSharingADevice, EverySharedDeviceIsNamed) {
   EXPECT_NE(why.find("ranks 1, 3 share device 1 on a"), std::string::npos) << why;
 }
 
+TEST(RanksSharing, NamesTheRanksOfEachSharedPlaceAndNothingWhenNoneIsShared) {
+  EXPECT_EQ(ranks_sharing({"device 0 on a", "device 0 on a", "device 1 on a"}), "ranks 0, 1 share device 0 on a");
+  EXPECT_EQ(ranks_sharing({"device 0 on a", "device 1 on a"}), "");
+}
+
 TEST(ParticipantDevices, OneProcessTakesEveryDeviceOrThoseListed) {
   emu::EmuBackend backend;
   RunOptions all;
