@@ -166,7 +166,7 @@ def test_the_stream_frontier_keeps_only_points_no_other_beats_on_both_figures():
     assert frontier([]) == []
 
 
-def test_beff_sets_each_transport_beside_the_best_nccl_of_either_layout_of_one_call(make_results, tmp_path):
+def test_beff_sets_each_transport_beside_the_best_nccl_of_either_layout_of_runs_made_together(make_results, tmp_path):
     def beff_file(name, created, rank, rows):
         doc = document("beff", rows=rows + [row(section="exchange", metric="rate", value=1.0, transport="nccl",
                                                 participant=1, rank=rank, bytes=8)])
@@ -178,7 +178,7 @@ def test_beff_sets_each_transport_beside_the_best_nccl_of_either_layout_of_one_c
         row(section="beff", metric="rate", value=25.04, transport="nccl-graph-reg", devices=2)])
     ranks = beff_file("ranks.json", "2026-11-27T23:40:02Z", 1, [
         row(section="beff", metric="rate", value=27.35, transport="nccl-graph-reg", devices=2)])
-    # Another call, a day later: its faster NCCL is no yardstick for these.
+    # Another run, a day later: its faster NCCL is no yardstick for these.
     later = beff_file("later.json", "2026-11-28T23:40:02Z", 1, [
         row(section="beff", metric="rate", value=99.0, transport="nccl", devices=2)])
     out = tmp_path / "best.html"

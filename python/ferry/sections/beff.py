@@ -93,8 +93,8 @@ def _latency(series: list) -> str:
 
 
 NCCL_VARIANTS = ("nccl", "nccl-graph", "nccl-graph-reg")
-# Files whose runs began this close together on one host with the same GPUs are one call's: the runs of one
-# machine, in one layout each, that a comparison with NCCL at its best may span.
+# Files whose runs began this close together on one host with the same GPUs were made together: the runs of
+# one machine, in one layout each, that a comparison with NCCL at its best may span.
 SAME_CALL_SECONDS = 3600
 
 
@@ -122,7 +122,7 @@ def _same_call(a, b) -> bool:
 
 
 def _nccl_at_its_best(series: list) -> str:
-    """Every transport beside the best NCCL variant in either layout: the files of one call on one machine, a ring
+    """Every transport beside the best NCCL variant in either layout: the files of runs made together on one machine, a ring
     of the same size. A file's own "vs best NCCL" can see only its own layout."""
     figures = []  # (series, row, devices, layout)
     for s in series:
@@ -144,5 +144,5 @@ def _nccl_at_its_best(series: list) -> str:
     table = html.table(["transport", "layout", "devices", "b_eff per device", "vs NCCL at its best",
                         "NCCL at its best"], lines, table_id="table-beff-nccl-at-its-best")
     return html.paragraph("Against NCCL at its best: the NCCL variant with the highest b_eff in either layout, among "
-                          "the files of one call on one machine (same host and GPUs, begun within an hour) with a ring "
+                          "the files of runs made together on one machine (same host and GPUs, begun within an hour) with a ring "
                           "of the same size.") + table
