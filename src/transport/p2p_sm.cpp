@@ -33,7 +33,7 @@ class PeerStores final : public Transport {
                                          : std::min(sm_ll_largest_bytes, group.largest_message);
     ll_slot_words_ = 2 * std::max<std::uint64_t>(1, (ll_largest + 7) / 8);
     // A lane per participant and route: a fully-connected exchange's routes are separate launches that run at once.
-    const bool shared = world.distributed();
+    const bool shared = group.memory == AreaMemory::shared;  // a rank per device: the peers map these too
     for (const Participant& p : group.local) {
       std::vector<Lane> routes;
       for (int k = 0; k < group.routes; ++k) routes.push_back(make_lane(backend, p.device, ll_slot_words_, shared));

@@ -56,10 +56,10 @@ std::optional<Kind> best_nccl(const std::vector<std::pair<Kind, double>>& figure
   return best;
 }
 
+AreaMemory run_area_memory(const World& world) { return world.distributed() ? AreaMemory::shared : AreaMemory::device; }
+
 AreaMemory area_memory(Kind kind, const World& world) {
-  if (kind == Kind::nccl_graph_reg) return AreaMemory::nccl;
-  const bool stores_into_peers = kind == Kind::p2p_ce || kind == Kind::p2p_sm;
-  return stores_into_peers && world.distributed() ? AreaMemory::shared : AreaMemory::device;
+  return kind == Kind::nccl_graph_reg ? AreaMemory::nccl : run_area_memory(world);
 }
 
 Buffer allocate_area(AreaMemory memory, Backend& backend, int device, std::uint64_t bytes) {

@@ -53,6 +53,10 @@ enum class Clock { device, host };
 // NCCL's allocator (ncclMemAlloc), whose memory NCCL can register for
 // zero-copy transfers between GPUs.
 enum class AreaMemory { device, shared, nccl };
+// The areas a run's transports share: under mpirun memory other ranks can map, which p2p-ce and p2p-sm need and
+// the others take alike, so that one set of areas serves them all; in one process the backend's device memory.
+AreaMemory run_area_memory(const World& world);
+// nccl-graph-reg's areas are NCCL's; every other transport's, run_area_memory.
 AreaMemory area_memory(Kind kind, const World& world);
 // A device this process drives, and its place among the participants.
 struct Participant {

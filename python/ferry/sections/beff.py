@@ -95,7 +95,7 @@ def _latency(series: list) -> str:
 NCCL_VARIANTS = ("nccl", "nccl-graph", "nccl-graph-reg")
 # Files whose runs began this close together on one host with the same GPUs were made together: the runs of
 # one machine, in one layout each, that a comparison with NCCL at its best may span.
-SAME_CALL_SECONDS = 3600
+TOGETHER_SECONDS = 3600
 
 
 def _layout(s) -> str:
@@ -111,14 +111,14 @@ def _created(s):
         return None
 
 
-def _same_call(a, b) -> bool:
+def _made_together(a, b) -> bool:
     ra, rb = a.entry.results, b.entry.results
     if ra.machine.get("host", {}).get("hostname") != rb.machine.get("host", {}).get("hostname"):
         return False
     if ra.gpus() != rb.gpus():
         return False
     ta, tb = _created(a), _created(b)
-    return ta is not None and tb is not None and abs((ta - tb).total_seconds()) <= SAME_CALL_SECONDS
+    return ta is not None and tb is not None and abs((ta - tb).total_seconds()) <= TOGETHER_SECONDS
 
 
 def _nccl_at_its_best(series: list) -> str:
@@ -131,7 +131,7 @@ def _nccl_at_its_best(series: list) -> str:
                 figures.append((s, r, r.params["devices"], _layout(s)))
     lines = []
     for s, r, devices, layout in figures:
-        peers = [f for f in figures if f[2] == devices and (f[0] is s or _same_call(f[0], s))]
+        peers = [f for f in figures if f[2] == devices and (f[0] is s or _made_together(f[0], s))]
         nccl = [f for f in peers if f[1].params["transport"] in NCCL_VARIANTS]
         if not nccl:
             continue

@@ -19,7 +19,8 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   validate(backend, config, participants);
   const std::vector<int> devices = one_per_rank ? std::vector<int>{config.devices.front()} : config.devices;
   const std::uint64_t largest = config.sizes().back();
-  ExchangeAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest);
+  ExchangeAreas areas(backend, devices, one_per_rank ? world.rank() : 0, participants, config.area(), largest, 1,
+                      transport::run_area_memory(world));
   const std::vector<Member> members = gather_members(world, areas.group());
 
   // A rank that waits longer than any single step may take is waiting for a rank that is gone.

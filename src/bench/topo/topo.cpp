@@ -110,7 +110,8 @@ class TopoRun {
     int routes = 1;
     for (const Variant& v : variants) routes = std::max(routes, transport::fan_of(v.pattern, n));
     ExchangeAreas shared(backend_, local_devices(n), who_.one_per_rank ? world_.rank() : 0, n,
-                         area_for(routes, config_.sizes.back()), config_.sizes.back(), routes);
+                         area_for(routes, config_.sizes.back()), config_.sizes.back(), routes,
+                         transport::run_area_memory(world_));
     const std::vector<Member> members = gather_members(world_, shared.group());
     for (Kind kind : config_.transports) {
       const std::string why = transport::unavailable_anywhere(kind, backend_, world_, shared.group());
