@@ -6,10 +6,12 @@
 #include <csignal>
 #include <functional>
 
+#include "cli/command_files.hpp"
 #include "cli/doctor_command.hpp"
 #include "cli/python_command.hpp"
 #include "cli/workload.hpp"
 #include "core/error.hpp"
+#include "core/run_journal.hpp"
 #include "core/text.hpp"
 #include "run/standard_output.hpp"
 #include "transport/world.hpp"
@@ -47,9 +49,36 @@ int list_workloads(bool names_only, std::ostream& out) {
   return 0;
 }
 
+// A message with every word longer than a reader can take in (a 100 KB argument echoed back) cut to its ends:
+// "'aaaa[...102400 characters in all...]aaaa' is not a size" says as much.
+std::string shorten_long_words(const std::string& message) {
+  constexpr std::size_t longest = 200;
+  std::string shortened;
+  std::size_t at = 0;
+  while (at < message.size()) {
+    const std::size_t space = message.find_first_of(" \n", at);
+    const std::size_t end = space == std::string::npos ? message.size() : space;
+    const std::string_view word = std::string_view(message).substr(at, end - at);
+    if (word.size() > longest)
+      shortened += fmt::format("{}[...{} characters in all...]{}", word.substr(0, 60), word.size(),
+                               word.substr(word.size() - 20));
+    else shortened += word;
+    if (end < message.size()) shortened += message[end];
+    at = end + 1;
+  }
+  return shortened;
+}
+
+// "list, run, tune, ...": the commands the parser knows.
+std::string command_names(CLI::App& app) {
+  return join(app.get_subcommands([](CLI::App*) { return true; }), ", ",
+              [](const CLI::App* command) { return command->get_name(); });
+}
+
 // One line naming the problem. Under mpirun it names the rank too, and ends
 // every rank: the others may be waiting for this one.
-int fail(const std::string& message, ExitCode code, std::ostream& err) {
+int fail(const std::string& long_message, ExitCode code, std::ostream& err) {
+  const std::string message = shorten_long_words(long_message);
   const World& w = world();
   if (!w.distributed()) {
     err << "ferry: " << message << "\n";
@@ -67,6 +96,8 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
   std::signal(SIGPIPE, SIG_IGN);
   std::ostream tables(out.rdbuf());  // out, or err once an output option takes standard output (`-`)
   const StandardOutputScope dash_means(out, tables, err);
+  const CommandFiles files;
+  RunJournal journal;
   std::vector<std::string> command_line = {"ferry"};
   command_line.insert(command_line.end(), args.begin(), args.end());
 
@@ -119,6 +150,17 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     add_doctor_command(commands);
 
+    // CLI11 would say only "A subcommand is required" of a word it does not know.
+    if (!args.empty() && !args[0].empty() && args[0][0] != '-') {
+      const auto known = app.get_subcommands([&](CLI::App* command) { return command->check_name(args[0]); });
+      if (known.empty())
+        throw UsageError(fmt::format("unknown command '{}': ferry's commands are {} (ferry --help says what each does)",
+                                     args[0], command_names(app)));
+      if (args.size() == 1 && known.front()->get_require_subcommand_min() > 0)
+        throw UsageError(fmt::format("`ferry {0}` needs a workload: ferry {0} WORKLOAD, one of {1} (ferry {0} --help)",
+                                     args[0], command_names(*known.front())));
+    }
+
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes arguments last-first
     try {
       app.parse(reversed);
@@ -129,14 +171,19 @@ int ferry_main(const std::vector<std::string>& args, std::ostream& out, std::ost
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e, out, err);
     } catch (const CLI::ParseError& e) {
-      err << "ferry: " << e.what() << " (--help lists the options)\n";
+      err << "ferry: " << shorten_long_words(e.what()) << " (--help lists the options)\n";
       return static_cast<int>(ExitCode::bad_input);
     }
+    if (std::string why = files.why_colliding(); !why.empty()) throw UsageError(why);
     return action ? action() : 0;
   } catch (const Error& e) {
-    return fail(e.what(), e.code(), err);
+    // Bad input found after the banner has no rows to keep; anything else ended a run that may have.
+    const std::string kept = journal.keep_unfinished(e.what(), e.code() != ExitCode::bad_input);
+    return fail(kept.empty() ? e.what() : fmt::format("{}; {}", e.what(), kept), e.code(), err);
   } catch (const std::exception& e) {
-    return fail(std::string("internal error: ") + e.what(), ExitCode::runtime_failure, err);
+    const std::string message = std::string("internal error: ") + e.what();
+    const std::string kept = journal.keep_unfinished(message, true);
+    return fail(kept.empty() ? message : fmt::format("{}; {}", message, kept), ExitCode::runtime_failure, err);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/command_files.hpp"
 #include "core/output_file.hpp"
 #include "run/standard_output.hpp"
 #include "transport/world.hpp"
@@ -31,14 +32,25 @@ void add_run_options(CLI::App& command, RunOptions& options) {
       ->check(writable_file("--csv"));
 }
 
+void add_shared_gpu_option(CLI::App& command, RunOptions& options) {
+  command.add_flag("--allow-shared-gpu", options.allow_shared_gpu,
+                   "under mpirun, run even where ranks share a GPU (more ranks on a host than it has GPUs, or "
+                   "--devices naming one twice); refused without it, since each then measures about half of what "
+                   "it would alone. The ranks are named in every table's notes");
+}
+
 void add_ceilings_profile_option(CLI::App& command, std::string& path) {
-  command.add_option("--profile", path,
-                     "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)");
+  command
+      .add_option("--profile", path,
+                  "machine profile from `ferry probe -o` for the model (default: measure it with link in this run)")
+      ->check(input_file("--profile"));
 }
 
 CLI::Validator writable_file(const std::string& option) {
   return CLI::Validator(
       [option](std::string& path) {
+        if (std::string why = why_empty(option, path, "a file, or - for standard output"); !why.empty()) return why;
+        name_file(option, path, true);
         if (path == "-") return take_standard_output(option);  // on every rank: each prints its tables elsewhere
         if (launcher_rank() != 0) return std::string();        // only rank 0 writes; the path may be on its host alone
         const std::string why = why_not_writable(path);

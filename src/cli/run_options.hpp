@@ -12,6 +12,9 @@ namespace ferry {
 // --csv, each refused at once (before any measuring) when it cannot be written.
 void add_run_options(CLI::App& command, RunOptions& options);
 
+// --allow-shared-gpu, of the workloads that run a rank per GPU under mpirun (beff, topo).
+void add_shared_gpu_option(CLI::App& command, RunOptions& options);
+
 // --profile of a workload whose model reads link's ceilings (run/model_profile.hpp).
 void add_ceilings_profile_option(CLI::App& command, std::string& path);
 

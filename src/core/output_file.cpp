@@ -138,4 +138,9 @@ std::string why_not_writable(const std::string& path) {
   return why.empty() ? "" : with_link_target(path, to, why);
 }
 
+std::string final_destination(const std::string& path) {
+  Destination to;
+  return find_destination(path, to).empty() && !to.path.empty() ? to.path : path;
+}
+
 }  // namespace ferry

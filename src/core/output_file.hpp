@@ -23,4 +23,8 @@ void write_output(const std::string& path, const std::string& content, std::ostr
 // socket cannot be opened at all. A link is checked at what it names.
 std::string why_not_writable(const std::string& path);
 
+// Where write_output() puts a file for `path`: what its symbolic links finally name (which need not exist yet),
+// or `path` itself when it is not a link or its links cannot be followed.
+std::string final_destination(const std::string& path);
+
 }  // namespace ferry

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/run_journal.hpp"
+
 namespace ferry {
 namespace {
 
@@ -51,7 +53,10 @@ std::optional<double> seconds_left(double elapsed_s, std::size_t ended, std::siz
 Progress::Progress(std::string workload, bool enabled) : Progress(std::move(workload), output_for(enabled), stderr) {}
 
 Progress::Progress(std::string workload, Output output, std::FILE* to)
-    : workload_(std::move(workload)), output_(output), to_(to) {}
+    : workload_(std::move(workload)),
+      output_(output),
+      to_(to),
+      journal_place_(current_journal() ? current_journal()->open_workload() : 0) {}
 
 Progress::~Progress() {
   if (line_open_) {
@@ -60,14 +65,25 @@ Progress::~Progress() {
   }
 }
 
-void Progress::expect(std::size_t steps) const { expected_ += steps; }
+void Progress::expect(std::size_t steps) const {
+  expected_ += steps;
+  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
+}
 
-void Progress::expect_fewer(std::size_t steps) const { expected_ -= std::min(steps, expected_); }
+void Progress::expect_fewer(std::size_t steps) const {
+  expected_ -= std::min(steps, expected_);
+  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
+}
+
+void Progress::keep_rows(const WorkloadResult& so_far) const {
+  if (RunJournal* journal = current_journal()) journal->keep_rows(journal_place_, so_far);
+}
 
 void Progress::step(const std::string& what) const {
   const auto now = std::chrono::steady_clock::now();
   if (taken_ == 0) first_step_ = now;
   ++taken_;
+  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
   if (keep_steps_) kept_.push_back(what);
   switch (output_) {
     case Output::quiet: return;

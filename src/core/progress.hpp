@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/results.hpp"
+
 namespace ferry {
 
 class Progress {
@@ -31,6 +33,9 @@ class Progress {
   // Steps expected that will not run after all (a transport found unavailable).
   void expect_fewer(std::size_t steps) const;
   void step(const std::string& what) const;
+  // The rows the workload has finished so far, whole each time (a derived row may change as rows come): the run's
+  // journal keeps them (core/run_journal.hpp), so that a run that ends early loses none.
+  void keep_rows(const WorkloadResult& so_far) const;
   std::size_t steps_taken() const { return taken_; }
   // Every step's text from now on, for tests that hold a workload's plan to its run.
   void keep_steps() { keep_steps_ = true; }
@@ -46,6 +51,7 @@ class Progress {
   mutable std::size_t expected_ = 0;
   mutable std::chrono::steady_clock::time_point first_step_{};
   mutable bool line_open_ = false;
+  std::size_t journal_place_;  // this workload's place in the run's journal
   bool keep_steps_ = false;
   mutable std::vector<std::string> kept_;
 };

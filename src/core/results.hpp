@@ -84,6 +84,14 @@ struct WorkloadResult {
   bool passed() const;  // no row failed its check
 };
 
+// What a run that ended early had done (docs/results.md, "incomplete").
+struct Incomplete {
+  std::string reason;  // "interrupted by SIGINT", or the error's message
+  std::size_t rows_done = 0;
+  std::size_t steps_done = 0;     // progress steps begun
+  std::size_t steps_planned = 0;  // 0 when no workload had said how many
+};
+
 struct Results {
   static constexpr const char* schema = "ferry.results/1";
   std::string ferry_version;
@@ -91,6 +99,7 @@ struct Results {
   std::vector<std::string> command_line;
   Machine machine;
   std::vector<WorkloadResult> workloads;
+  std::optional<Incomplete> incomplete;  // set only on the rows a run that ended early kept
 
   bool passed() const;
 };

@@ -140,7 +140,7 @@ std::string results_to_json(const Results& results) {
       workloads.back()["findings"] = findings;
     }
   }
-  const ordered_json doc = {
+  ordered_json doc = {
       {"schema", Results::schema},
       {"ferry_version", results.ferry_version},
       {"created_utc", results.created_utc},
@@ -149,6 +149,11 @@ std::string results_to_json(const Results& results) {
       {"machine", to_json(results.machine)},
       {"workloads", workloads},
   };
+  if (const auto& ended = results.incomplete)
+    doc["incomplete"] = {{"reason", ended->reason},
+                         {"rows_done", ended->rows_done},
+                         {"steps_done", ended->steps_done},
+                         {"steps_planned", ended->steps_planned}};
   return doc.dump(1) + "\n";
 }
 

@@ -23,6 +23,20 @@ int exit_code_of(const std::vector<Finding>& findings) {
   return any_fail(findings) ? static_cast<int>(ExitCode::verification_failed) : static_cast<int>(ExitCode::ok);
 }
 
+// Ranks that share a GPU: the pass runs (the ranks of a host take turns), but a job placed so shares each GPU's
+// copy engines and memory between its ranks.
+Finding shared_gpus(const std::string& shared) {
+  return {.check = "a GPU per rank",
+          .subject = "ranks",
+          .verdict = Verdict::warn,
+          .measured = shared,
+          .expected = "each rank on a GPU of its own",
+          .basis = "the GPU each rank chose, gathered from every rank",
+          .cause = "more ranks on a host than it has GPUs, or --devices naming one twice: ranks that share a GPU "
+                   "measure each other's traffic, about half of what each would alone",
+          .action = "start one rank per GPU, or name each rank's GPU with --devices"};
+}
+
 Finding pass_time(const Budget& budget) {
   const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - budget.started).count();
   return judge_pass_time(took_s, budget.seconds);
@@ -45,10 +59,12 @@ int dry_run(const Driver& driver, const std::vector<int>& devices) {
 }
 
 // Under mpirun: every rank's pass on its GPU and the pairs between them.
-int fleet_mode(const Driver& driver, int device, const std::string& fault, const Budget& budget) {
+int fleet_mode(const Driver& driver, const Participants& placed, const std::string& fault, const Budget& budget) {
   Results results = driver.start();
-  Fleet fleet = run_fleet(driver.backend(), driver.world(), results.machine, device, fault, driver.options().quiet);
+  Fleet fleet = run_fleet(driver.backend(), driver.world(), results.machine, placed.devices.front(), fault,
+                          driver.options().quiet);
   return driver.finish([&](std::ostream& out) {
+    if (!placed.shared.empty()) fleet.findings.push_back(shared_gpus(placed.shared));
     fleet.findings.push_back(pass_time(budget));
     out << render_fleet(fleet.inputs, fleet.findings);
     const std::vector<Finding> all = all_findings(fleet.inputs, fleet.findings);
@@ -78,11 +94,14 @@ int one_process(const Driver& driver, const std::vector<int>& devices, const std
 }  // namespace
 
 int run(const Driver& driver, const Budget& budget) {
-  const std::vector<int> devices = participant_devices(driver.backend(), driver.options(), driver.world());
+  RunOptions placing = driver.options();
+  placing.allow_shared_gpu = true;  // doctor runs, and a finding names the ranks
+  const Participants placed = participant_devices(driver.backend(), placing, driver.world());
+  const std::vector<int>& devices = placed.devices;
   const char* hook = std::getenv(fault_variable);
   const std::string fault = hook ? hook : "";
   if (driver.options().dry_run) return dry_run(driver, devices);
-  if (driver.world().distributed()) return fleet_mode(driver, devices.front(), fault, budget);
+  if (driver.world().distributed()) return fleet_mode(driver, placed, fault, budget);
   return one_process(driver, devices, fault, budget);
 }
 

@@ -61,43 +61,42 @@ std::string ranks_sharing(const std::vector<std::string>& places) {
   std::map<std::string, std::vector<std::size_t>> ranks_at;
   for (std::size_t r = 0; r < places.size(); ++r) ranks_at[places[r]].push_back(r);
   std::vector<std::string> shared;
-  for (const auto& [place, ranks] : ranks_at)
-    if (ranks.size() > 1)
-      shared.push_back(
-          fmt::format("ranks {} share {}", join(ranks, ", ", [](std::size_t r) { return std::to_string(r); }), place));
+  for (const auto& [place, ranks] : ranks_at) {
+    if (ranks.size() < 2) continue;
+    const std::vector<std::size_t> but_last(ranks.begin(), ranks.end() - 1);
+    shared.push_back(fmt::format("ranks {} and {} share {}",
+                                 join(but_last, ", ", [](std::size_t r) { return std::to_string(r); }), ranks.back(),
+                                 place));
+  }
   return join(shared, "; ", [](const std::string& s) { return s; });
 }
 
 std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here) {
   const std::string shared = ranks_sharing(places);
   if (shared.empty()) return "";
-  return fmt::format("{}: each rank measures with a device of its own, and ranks that share one measure each other's "
-                     "traffic (this host has {} device{}): start one rank per device, or name each rank's device "
-                     "with --devices (--devices 0,0 shares device 0 on purpose)",
+  return fmt::format("{}: ranks that share a GPU measure each other's traffic, so each measures about half of what it "
+                     "would alone (this host has {} device{}): start one rank per device, name each rank's device "
+                     "with --devices, or give --allow-shared-gpu to measure them so",
                      shared, devices_here, devices_here == 1 ? "" : "s");
 }
 
-std::vector<int> participant_devices(const Backend& backend, const RunOptions& o, const World& w) {
-  const bool chosen = !o.device.empty() || !o.devices.empty();
+Participants participant_devices(const Backend& backend, const RunOptions& o, const World& w) {
   if (!w.distributed()) {
-    if (chosen) return selected_devices(o);
+    if (!o.device.empty() || !o.devices.empty()) return {selected_devices(o), ""};
     std::vector<int> all(static_cast<std::size_t>(backend.device_count()));
     for (int d = 0; d < backend.device_count(); ++d) all[d] = d;
-    return all;
+    return {all, ""};
   }
   const int mine = rank_device(backend, o, w);
-  const std::string place = fmt::format("device {} on {}", mine, w.host());
+  const std::string place = fmt::format("GPU {} on {}", mine, w.host());
   std::vector<std::string> places;
   for (const auto& bytes : w.all_gather({place.begin(), place.end()})) places.emplace_back(bytes.begin(), bytes.end());
   const std::string shared = ranks_sharing(places);
-  if (shared.empty()) return {mine};
-  // Sharing asked for by name (--devices 0,0: the host path on a machine of one GPU) runs, and says so; sharing
-  // that only the default mapping made is refused, since every row would say PASSED without a word of it.
-  if (!chosen) throw UsageError(ranks_sharing_a_device(places, backend.device_count()));
-  if (w.rank() == 0)
-    std::fprintf(stderr, "ferry: note: %s, as --device or --devices asks: their figures include each other's traffic\n",
-                 shared.c_str());
-  return {mine};
+  // Every row would say PASSED with each rank's figures halved, and no word of it.
+  if (!shared.empty() && !o.allow_shared_gpu) throw UsageError(ranks_sharing_a_device(places, backend.device_count()));
+  if (!shared.empty() && w.rank() == 0)
+    std::fprintf(stderr, "ferry: note: %s: their figures include each other's traffic\n", shared.c_str());
+  return {{mine}, shared};
 }
 
 }  // namespace ferry

@@ -17,7 +17,8 @@ struct RunOptions {
   bool quick = false;
   bool quiet = false;
   bool dry_run = false;
-  OutputPaths outputs;  // --json, --csv
+  bool allow_shared_gpu = false;  // --allow-shared-gpu: ranks may share a device under mpirun
+  OutputPaths outputs;            // --json, --csv
 };
 
 // The devices the options name: --devices, else --device, else 0.
@@ -31,13 +32,17 @@ int one_device(const RunOptions& options, const std::string& workload);
 // process every device is one (all of them by default). Under mpirun each
 // rank takes one: --devices lists them per local rank, and without it local
 // rank k takes device k.
-// Every rank must call it. Ranks that the default mapping would put on one device (more ranks on a host than
-// it has devices) are refused alike on every rank, named; ranks that --device or --devices puts on one device
-// on purpose run, and rank 0 names them on standard error.
-std::vector<int> participant_devices(const Backend& backend, const RunOptions& options, const World& world);
+// Every rank must call it. Ranks on one device (more ranks on a host than it has devices, or --devices naming
+// one twice) measure each other's traffic, so every rank refuses them alike, naming them, unless
+// --allow-shared-gpu; then `shared` names them, for the run's notes and doctor's findings.
+struct Participants {
+  std::vector<int> devices;
+  std::string shared;  // "ranks 0 and 4 share GPU 0 on HOST"; "" when every rank has a device of its own
+};
+Participants participant_devices(const Backend& backend, const RunOptions& options, const World& world);
 
-// Given each rank's place ("device D on HOST", in rank order): "ranks 0, 4 share device 0 on HOST; ..." for
-// every place that several ranks have, or "" when every place is a rank's own.
+// Given each rank's place ("GPU D on HOST", in rank order): "ranks 0 and 4 share GPU 0 on HOST; ..." for every
+// place that several ranks have, or "" when every place is a rank's own.
 std::string ranks_sharing(const std::vector<std::string>& places);
 // The refusal when ranks share a device, with the devices this host has; "" when every place is a rank's own.
 std::string ranks_sharing_a_device(const std::vector<std::string>& places, int devices_here);

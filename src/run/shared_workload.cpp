@@ -1,5 +1,7 @@
 #include "run/shared_workload.hpp"
 
+#include <fmt/format.h>
+
 #include <optional>
 
 #include "bench/link/link.hpp"
@@ -34,6 +36,9 @@ int run_shared_workload(const Driver& driver, const SharedWorkload& w) {
   if (w.reads_link_peers)
     peers = link_peers(driver.backend(), results, w.profile_path, w.devices, driver.world(), driver.options().quiet);
   WorkloadResult result = w.run(results.machine, peers, driver.progress(w.name));
+  if (!w.shared_gpus.empty())
+    result.notes.push_back(
+        fmt::format("{} (--allow-shared-gpu): each one's figures include the other's traffic", w.shared_gpus));
   return driver.finish(results, std::move(result));
 }
 

@@ -21,6 +21,7 @@ struct SharedWorkload {
   std::vector<int> devices;  // this process's: link measures the peers between them
   bool reads_link_peers = false;
   std::string profile_path;    // --profile: the machine profile with link's peer figures ("": measure them)
+  std::string shared_gpus;     // ranks that share a GPU, allowed (run/run_options.hpp): every table's notes say so
   std::function<Plan()> plan;  // the steps --dry-run lists
   // This rank's part of the run; the result is complete on rank 0.
   std::function<WorkloadResult(const Machine& machine, const LinkPeers& peers, const Progress& progress)> run;

@@ -26,30 +26,14 @@
 #include "cli/run_ferry.hpp"  // tests/cli
 #include "core/atomic_file.hpp"
 #include "core/output_file.hpp"
+#include "core/temp_folder.hpp"  // tests/core
 
 namespace ferry {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A folder made for one test (mkdtemp) and removed with everything in it.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string name = (fs::temp_directory_path() / "ferry-output-XXXXXX").string();
-    if (!::mkdtemp(name.data())) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-    path_ = name;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using test::TempFolder;
 
 // The test's working folder for its length: a `-` taken for a file name would land there, not in the build tree.
 class WorkingFolder {

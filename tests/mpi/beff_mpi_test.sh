@@ -43,18 +43,24 @@ code=$?
 # Every rank past 0 fails; the first to abort ends the others, so any of them may be the one named.
 grep -qE "ferry: rank [1-9][0-9]* \(.*\): --devices 0 names 1 device" "$work/abort.txt" ||
   { cat "$work/abort.txt"; fail "the failing rank is not named"; }
-# More ranks than the host has devices: refused on every rank, naming the ranks that would share one.
+# Ranks that share a GPU: more ranks than the host has devices, or --devices naming one for every rank, is
+# refused on every rank, naming the ranks; --allow-shared-gpu runs them, named in the table's notes.
+sharing="ranks 0(, [0-9]+)* and $((ranks - 1)) share GPU 0 on "
 FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" run beff --backend emu --quick -q > "$work/share.txt" 2>&1
 code=$?
 [ $code -eq 2 ] || { cat "$work/share.txt"; fail "ranks sharing a device gave exit $code, expected 2"; }
-grep -qE "ranks 0, $((ranks - 1)) share device 0 on " "$work/share.txt" ||
+grep -qE "ranks 0 and $((ranks - 1)) share GPU 0 on .*--allow-shared-gpu" "$work/share.txt" ||
   { cat "$work/share.txt"; fail "the ranks that share a device are not named"; }
-# Sharing asked for by name runs, and rank 0 names the ranks that share (the host path on a one-GPU machine).
 same=$(printf '0,%.0s' $(seq "$ranks")); same=${same%,}
-launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged --devices "$same" > "$work/out.txt" 2>&1
+launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged --devices "$same" > "$work/share.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/share.txt"; fail "--devices $same without --allow-shared-gpu gave exit $code"; }
+grep -qE "$sharing" "$work/share.txt" || { cat "$work/share.txt"; fail "the ranks --devices puts on GPU 0 are not named"; }
+launch "$ferry" run beff --backend emu --quick -q --transport mpi-staged --devices "$same" --allow-shared-gpu \
+  > "$work/out.txt" 2>&1
 expect_passed_once $? beff
-grep -q "ferry: note: ranks 0, 1.* share device 0 on .*as --device or --devices asks" "$work/out.txt" ||
-  { cat "$work/out.txt"; fail "the ranks asked to share a device are not named"; }
+grep -qE "^note: $sharing.*\(--allow-shared-gpu\): each one's figures include the other's traffic" "$work/out.txt" ||
+  { cat "$work/out.txt"; fail "the table's notes do not name the ranks that share a GPU"; }
 # Every transport asked for skipped (host-staged needs the ring's devices in one process).
 launch "$ferry" run beff --backend emu --quick -q --transport host-staged > "$work/nothing.txt" 2>&1
 expect_nothing_measured $? "beff: nothing was measured: every transport asked for was skipped here (host-staged: "

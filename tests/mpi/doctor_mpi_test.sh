@@ -48,4 +48,11 @@ FERRY_FAULT_DOCTOR=slow-rank=1 "$ferry" doctor --backend emu -q > "$work/alone.t
 [ $? -eq 2 ] && grep -q "apply under mpirun" "$work/alone.txt" || { cat "$work/alone.txt"; fail "slow-rank without mpirun"; }
 FERRY_FAULT_DOCTOR=slow-rank=x launch "$ferry" doctor --backend emu -q > "$work/bad.txt" 2>&1
 [ $? -eq 2 ] && grep -q "is not a rank" "$work/bad.txt" || { cat "$work/bad.txt"; fail "a malformed rank was not refused"; }
+# More ranks than the host has GPUs: doctor runs (the ranks of a host take turns), and a WARN names the ranks
+# that share a GPU; nothing else changes.
+FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" doctor --backend emu -q > "$work/share.txt" 2>&1
+code=$?
+[ $code -eq 0 ] || { cat "$work/share.txt"; fail "ranks sharing a GPU gave exit $code, expected 0 (a WARN)"; }
+grep -qE "^  WARN +a GPU per rank +ranks +ranks 0 and $((ranks - 1)) share GPU 0 on " "$work/share.txt" ||
+  { cat "$work/share.txt"; fail "the ranks that share a GPU are not named"; }
 exit 0

@@ -37,4 +37,11 @@ grep -E "64 KiB .*FAILED +64 KiB: round 2 of 3 arrived wrong" "$work/corrupt.txt
 # Every topology asked for skipped (the matrix's pairs need their devices in one process).
 launch "$ferry" run topo --backend emu --quick -q --topology matrix --transport p2p-ce > "$work/nothing.txt" 2>&1
 expect_nothing_measured $? "topo: nothing was measured: every topology and transport asked for was skipped here ("
+# More ranks than the host has devices: refused on every rank, naming the ranks that would share a GPU.
+FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" run topo --backend emu --quick -q --topology host-staged \
+  > "$work/share.txt" 2>&1
+code=$?
+[ $code -eq 2 ] || { cat "$work/share.txt"; fail "ranks sharing a device gave exit $code, expected 2"; }
+grep -qE "ranks 0 and $((ranks - 1)) share GPU 0 on .*--allow-shared-gpu" "$work/share.txt" ||
+  { cat "$work/share.txt"; fail "the ranks that share a device are not named"; }
 echo "topo_mpi_test: $ranks ranks passed"

@@ -42,6 +42,8 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   for (std::size_t t = 0; t < config.transports.size(); ++t)
     if (skipped[t].empty()) runnable.transports.push_back(config.transports[t]);
   progress.expect(plan_run(runnable, participants).steps.size());
+  BeffConfig described = config;
+  described.area_bytes = config.area();
   std::vector<TransportRecord> records;
   for (std::size_t t = 0; t < config.transports.size(); ++t) {
     const transport::Kind kind = config.transports[t];
@@ -49,6 +51,8 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     std::optional<ExchangeAreas> own =
         skipped[t].empty() ? areas.on_memory(backend, transport::area_memory(kind, world)) : std::nullopt;
     records.push_back(measure_transport(backend, world, config, kind, skipped[t], own ? *own : areas, progress));
+    if (world.rank() == 0)
+      progress.keep_rows(make_result(described, members, records, link_peers));  // rank 0 holds them
   }
   world.stop_watching();
 
@@ -57,8 +61,6 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     share.workload = "beff";
     return share;
   }
-  BeffConfig described = config;
-  described.area_bytes = config.area();
   WorkloadResult result = make_result(described, members, records, link_peers);
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: messages are checked as on a GPU, but the timings are CPU timings");

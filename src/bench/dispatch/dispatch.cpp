@@ -113,6 +113,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
                                           {"key bytes", key_bytes},
                                           {"host", std::string(to_string(host))}}));
       copies_s[host] = result.rows.back().value();
+      progress.keep_rows(result);
     }
 
     std::vector<LadderRow> ladder;
@@ -137,6 +138,7 @@ WorkloadResult run(Backend& backend, const DispatchConfig& config, const model::
       }
       result.rows.push_back(std::move(row));
       ladder.push_back({rung, result.rows.size() - 1, std::move(model)});
+      progress.keep_rows(result);
     }
     if (ladder.empty()) continue;
     annotate_ladder(result, ladder, copies_s, bench.passes());

@@ -21,7 +21,10 @@ struct LinkRun {
   double pcie_Bps(int device) const;
   std::string pcie_basis(int device) const;
 
-  void add(Row row) { outcome.result.rows.push_back(std::move(row)); }
+  void add(Row row) {
+    outcome.result.rows.push_back(std::move(row));
+    progress.keep_rows(outcome.result);
+  }
   void skip(std::string why);
 
   // The test hook: true for the config.corrupt_row-th checked row of

@@ -106,6 +106,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
       row.model_basis = "device copy (link), counted as memory traffic";
     }
     result.rows.push_back(std::move(row));
+    progress.keep_rows(result);
   }
   const Rates rates = rates_of(profile, config, kernel_Bps);
 
@@ -120,6 +121,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
       "serial", serial, {{"splits", "-"}, {"sub-buffers", 1}, {"sub-buffer bytes", vector_bytes}, {"streams", 1}}));
   set_model(result.rows.back(), serial_time(config.vector_bytes(), rates));
   const std::size_t serial_row = result.rows.size() - 1, cpu_row = serial_row - 1;
+  progress.keep_rows(result);
 
   struct Pipelined {
     Split split;
@@ -149,6 +151,7 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
                                        {"streams", streams}}));
     set_model(result.rows.back(), pipelined_bound(config.vector_bytes(), split, rates));
     measured.push_back({std::move(split), result.rows.size() - 1});
+    progress.keep_rows(result);
   }
 
   const double serial_s = result.rows[serial_row].value(), cpu_s = result.rows[cpu_row].value();

@@ -200,6 +200,17 @@ Plan plan_run(const StreamConfig& config, const Capabilities& capabilities) {
   return p;
 }
 
+namespace {
+
+// `result` with the rows of the points measured so far: every latency row, then every throughput row.
+WorkloadResult with_points(WorkloadResult result, const std::vector<MeasuredPoint>& measured) {
+  for (const auto& p : measured) result.rows.push_back(p.latency);
+  for (const auto& p : measured) result.rows.push_back(p.throughput);
+  return result;
+}
+
+}  // namespace
+
 std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machine, const StreamConfig& config,
                                          const model::DeviceProfile& profile, const Progress& progress,
                                          WorkloadResult& result) {
@@ -213,13 +224,14 @@ std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machin
   const Ceilings ceilings = measure_ceilings(backend, config, profile, result);
   StreamBench bench(backend, machine, config);
 
+  progress.keep_rows(result);
   std::vector<MeasuredPoint> measured;
   for (std::size_t i = 0; i < points.size(); ++i) {
     progress.step(plan.steps[1 + i].what);
     measured.push_back(measure_point(bench, points[i], config, ceilings));
+    progress.keep_rows(with_points(result, measured));
   }
-  for (const auto& p : measured) result.rows.push_back(p.latency);
-  for (const auto& p : measured) result.rows.push_back(p.throughput);
+  result = with_points(std::move(result), measured);
   return measured;
 }
 

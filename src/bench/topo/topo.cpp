@@ -181,6 +181,12 @@ class TopoRun {
       record.sizes.push_back(runner.bandwidth(v.pattern, config_.sizes[s]));
     }
     records_.push_back(std::move(record));
+    keep_rows();
+  }
+
+  // The rows of what is measured so far, for the run's journal: rank 0 holds them.
+  void keep_rows() const {
+    if (world_.rank() == 0) progress_.keep_rows(make_result(config_, records_, matrix_, host_steps_, skipped_));
   }
 
   // Every ordered pair, one way, on every transport that can run it; then its latency.
@@ -210,6 +216,7 @@ class TopoRun {
           cell.latency = runner.latency();
           cell.theoretical = model::peer_link(machine_, a, b);
           matrix_.push_back(std::move(cell));
+          keep_rows();
         }
       }
     }

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/beff/beff.hpp"
+#include "cli/command_files.hpp"
 #include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
@@ -36,6 +37,7 @@ transport::Options::SmProtocol parse_sm_protocol(const std::string& text) {
 
 void add_beff_options(CLI::App& command, BeffOptions& o) {
   add_run_options(command, o.run);
+  add_shared_gpu_option(command, o.run);
   command.add_option("--transport", o.transports,
                      fmt::format("transports to compare: all (default), or some of {}",
                                  join(transport::all_kinds(), ",",
@@ -60,15 +62,17 @@ void add_beff_options(CLI::App& command, BeffOptions& o) {
                "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
                "for twice this (at least 60 s) aborts every rank",
                [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
-  command.add_option("--profile", o.profile_path,
-                     "machine profile (`ferry probe -o`) with peer figures for p2p-ce's model (default: measure "
-                     "them with link in this run)");
+  command
+      .add_option("--profile", o.profile_path,
+                  "machine profile (`ferry probe -o`) with peer figures for p2p-ce's model (default: measure them "
+                  "with link in this run)")
+      ->check(input_file("--profile"));
 }
 
-beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const World& w) {
+beff::BeffConfig make_config(const Backend& backend, const BeffOptions& o, const std::vector<int>& devices) {
   beff::BeffConfig c = beff::BeffConfig::defaults(backend.capabilities(), o.run.quick);
   c.transports = transport::parse_kinds(o.transports);
-  c.devices = participant_devices(backend, o.run, w);
+  c.devices = devices;
   o.config.apply(c);
   if (c.min_time_s <= 0) throw UsageError("--min-time must be more than 0");
   if (const char* corrupt = std::getenv(beff::corrupt_variable)) beff::parse_corruption(corrupt, c);
@@ -85,16 +89,18 @@ bool reads_link_peers(const beff::BeffConfig& config) {
 int run_beff(const BeffOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   const Driver driver(o.run, command_line, out);
   Backend& backend = driver.backend();
-  beff::BeffConfig config = make_config(backend, o, driver.world());
+  const Participants participants = participant_devices(backend, o.run, driver.world());
+  beff::BeffConfig config = make_config(backend, o, participants.devices);
   // Refused, as topo refuses, before anything is printed or measured.
-  const int participants = beff::participants_of(driver.world(), config);
-  beff::validate(backend, config, participants);
+  const int count = beff::participants_of(driver.world(), config);
+  beff::validate(backend, config, count);
   const SharedWorkload workload{
       .name = "beff",
       .devices = config.devices,
       .reads_link_peers = reads_link_peers(config) || !o.profile_path.empty(),
       .profile_path = o.profile_path,
-      .plan = [&] { return beff::plan_run(config, participants); },
+      .shared_gpus = participants.shared,
+      .plan = [&] { return beff::plan_run(config, count); },
       .run =
           [&](const Machine&, const LinkPeers& peers, const Progress& progress) {
             config.profile_origin = peers.origin;
@@ -145,8 +151,13 @@ void add_beff_commands(const Commands& c) {
                                   default_network_bandwidth));
   predict->add_option("--network-latency", m->network_latency,
                       fmt::format("one hop between nodes (default {})", default_network_latency));
-  predict->add_option("--profile", m->profile_path, "beff results or machine profile with the terms");
-  predict->add_option("--json", m->json_path, "write the prediction to this results file (JSON)");
+  predict->add_option("--profile", m->profile_path, "beff results or machine profile with the terms")
+      ->check(input_file("--profile"));
+  predict
+      ->add_option("--json", m->json_path,
+                   "write the prediction to this results file (JSON); - for standard output, and the tables then go "
+                   "to standard error")
+      ->check(writable_file("--json"));
   predict->add_option("--backend", m->backend, "for the quick run without --profile: cuda, emu or auto");
   predict->add_flag("-q,--quiet", m->quiet, "no progress lines on standard error");
   predict->add_flag("--allow-failed", m->allow_failed,

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "bench/topo/topo.hpp"
+#include "cli/command_files.hpp"
 #include "cli/config_options.hpp"
 #include "cli/run_options.hpp"
 #include "core/error.hpp"
@@ -28,6 +29,7 @@ struct TopoOptions {
 
 void add_topo_options(CLI::App& command, TopoOptions& o) {
   add_run_options(command, o.run);
+  add_shared_gpu_option(command, o.run);
   command.add_option("--topology", o.topologies,
                      fmt::format("all (default: every one the devices can form), or some of {}",
                                  join(topo::all_topologies(), ",",
@@ -51,15 +53,17 @@ void add_topo_options(CLI::App& command, TopoOptions& o) {
                "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
                "for twice this (at least 60 s) aborts every rank",
                [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
-  command.add_option("--profile", o.profile_path,
-                     "machine profile (`ferry probe -o`) with link's peer copies (default: measure them in this run)");
+  command
+      .add_option("--profile", o.profile_path,
+                  "machine profile (`ferry probe -o`) with link's peer copies (default: measure them in this run)")
+      ->check(input_file("--profile"));
 }
 
-topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const World& w) {
+topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const std::vector<int>& devices) {
   topo::TopoConfig c = topo::TopoConfig::defaults(backend.capabilities(), o.run.quick);
   c.topologies = topo::parse_topologies(o.topologies);
   if (!o.transports.empty()) c.transports = transport::parse_kinds(o.transports);
-  c.devices = participant_devices(backend, o.run, w);
+  c.devices = devices;
   o.config.apply(c);
   if (const char* corrupt = std::getenv(topo::corrupt_variable)) topo::parse_corruption(corrupt, c);
   return c;
@@ -67,7 +71,8 @@ topo::TopoConfig make_config(const Backend& backend, const TopoOptions& o, const
 
 int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line, std::ostream& out) {
   const Driver driver(o.run, command_line, out);
-  const topo::TopoConfig config = make_config(driver.backend(), o, driver.world());
+  const Participants participants = participant_devices(driver.backend(), o.run, driver.world());
+  const topo::TopoConfig config = make_config(driver.backend(), o, participants.devices);
   Backend& backend = driver.backend();
   World& w = driver.world();
   topo::validate(backend, config, w.distributed() ? w.size() : static_cast<int>(config.devices.size()));
@@ -76,6 +81,7 @@ int run_topo(const TopoOptions& o, const std::vector<std::string>& command_line,
       .devices = config.devices,
       .reads_link_peers = true,  // the direct topologies' peaks are set beside link's peer copies
       .profile_path = o.profile_path,
+      .shared_gpus = participants.shared,
       .plan = [&] { return topo::plan_run(backend, w, backend.describe_machine(), config); },
       .run = [&](const Machine& machine, const LinkPeers& peers,
                  const Progress& progress) { return topo::run(backend, w, machine, config, peers.peers, progress); },
