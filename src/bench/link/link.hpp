@@ -79,6 +79,11 @@ Plan plan_run(const LinkConfig& config, const Capabilities& capabilities,
 // The same, asking `backend` (a stream per device for the occupancy query).
 Plan plan_run(Backend& backend, const LinkConfig& config);
 
+// What the release fence adds to the persistent kernel's echo, from the two
+// round trips' medians, for the fenced row's note. Two medians of a noisy host
+// clock: a fenced echo no slower than the plain one shows no cost to measure.
+std::string fence_cost_note(double plain_s, double fenced_s);
+
 // `machine` is the backend's description (Backend::describe_machine), taken once by the caller.
 LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& config, const Progress& progress);
 

@@ -360,6 +360,12 @@ void measure_dispatch(LinkRun& run, int device) {
   run.add(std::move(wakeup));
 }
 
+std::string fence_cost_note(double plain_s, double fenced_s) {
+  if (fenced_s <= plain_s)
+    return "within the noise of the plain echo (its median is no higher): the fence costs too little to see here";
+  return fmt::format("{:+.2f} us over the plain echo: the fence", to_us(fenced_s - plain_s));
+}
+
 void measure_flag_round_trip(LinkRun& run, int device) {
   if (!run.backend.capabilities().mapped_memory) {
     run.skip("flag round trip: the backend cannot map host memory into a device");
@@ -370,8 +376,7 @@ void measure_flag_round_trip(LinkRun& run, int device) {
   model::DeviceProfile& profile = run.profile_of(device);
   profile.flag_round_trip_s = plain.stats().median;
   profile.flag_round_trip_release_s = fenced.stats().median;
-  fenced.note += fmt::format("; {:+.2f} us over the plain echo: the fence",
-                             (profile.flag_round_trip_release_s - profile.flag_round_trip_s) * 1e6);
+  fenced.note += "; " + fence_cost_note(profile.flag_round_trip_s, profile.flag_round_trip_release_s);
   run.add(std::move(plain));
   run.add(std::move(fenced));
 }
