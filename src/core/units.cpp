@@ -232,14 +232,24 @@ double parse_rate(std::string_view raw) {
 
 std::string format_bytes(std::uint64_t bytes) {
   constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(units) && bytes >> (10 * (unit + 1)) != 0) ++unit;
+  // A size is printed exactly: in its unit where eighths of it say it (1.5 KiB,
+  // 1.125 KiB), else in bytes (4099 B, not a rounded "4 KiB").
+  const std::uint64_t eighth = (1ull << (10 * unit)) / 8;
+  if (unit == 0 || bytes % eighth != 0) return fmt::format("{} B", bytes);
+  return fmt::format("{} {}", static_cast<double>(bytes) / static_cast<double>(1ull << (10 * unit)), units[unit]);
+}
+
+std::string format_capacity(std::uint64_t bytes) {
+  constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   double value = static_cast<double>(bytes);
   std::size_t unit = 0;
   while (value >= 1024 && unit + 1 < std::size(units)) {
     value /= 1024;
     ++unit;
   }
-  if (value == std::floor(value)) return fmt::format("{:.0f} {}", value, units[unit]);
-  return fmt::format("{:.3g} {}", value, units[unit]);
+  return value >= 100 ? fmt::format("{:.0f} {}", value, units[unit]) : fmt::format("{:.3g} {}", value, units[unit]);
 }
 
 }  // namespace ferry

@@ -38,8 +38,12 @@ double parse_timeout(std::string_view text, std::string_view what);
 // "40GB/s", "40 GB/s", "800MB/s" -> bytes per second (decimal: GB/s = 1e9 B/s).
 double parse_rate(std::string_view text);
 
-// 4096 -> "4 KiB", 1536 -> "1.5 KiB", 12 -> "12 B".
+// A size, exactly: 4096 -> "4 KiB", 1536 -> "1.5 KiB", 12 -> "12 B", 4099 -> "4099 B".
 std::string format_bytes(std::uint64_t bytes);
+
+// How much memory a device or host has (or has free), to three figures:
+// "11.8 GiB". An amount to read, not a size a run moves (format_bytes).
+std::string format_capacity(std::uint64_t bytes);
 
 constexpr double bytes_per_GB = 1e9;
 constexpr double seconds_per_us = 1e-6;

@@ -79,6 +79,29 @@ TEST(Units, BytesAreFormattedForPeople) {
   EXPECT_EQ(format_bytes(1ull << 30), "1 GiB");
 }
 
+// topo's irregular sizes (4099 B, 16411 B, ...) sit just past a whole KiB: a rounded figure would hide the odd bytes.
+TEST(Units, ASizeThatIsNoShortMultipleOfItsUnitIsPrintedInBytesExactly) {
+  EXPECT_EQ(format_bytes(4099), "4099 B");
+  EXPECT_EQ(format_bytes(1001), "1001 B");
+  EXPECT_EQ(format_bytes(1048583), "1048583 B");
+  EXPECT_EQ(format_bytes(268435399), "268435399 B");
+  EXPECT_EQ(format_bytes(1000000), "1000000 B");  // 976.5625 KiB
+  EXPECT_EQ(format_bytes(1280), "1.25 KiB");
+  EXPECT_EQ(format_bytes(1152), "1.125 KiB");
+  EXPECT_EQ(format_bytes(3ull << 29), "1.5 GiB");
+  EXPECT_EQ(format_bytes(1023), "1023 B");
+  EXPECT_EQ(format_bytes(5ull << 40), "5 TiB");
+  EXPECT_EQ(format_bytes(1ull << 53), "8192 TiB");
+  EXPECT_EQ(format_bytes((1ull << 20) - 128), "1023.875 KiB");
+}
+
+TEST(Units, AnAmountOfMemoryIsPrintedToThreeFigures) {
+  EXPECT_EQ(format_capacity(12671234048), "11.8 GiB");
+  EXPECT_EQ(format_capacity(85045133312), "79.2 GiB");
+  EXPECT_EQ(format_capacity((1ull << 20) - 100), "1024 KiB");
+  EXPECT_EQ(format_capacity(4096), "4 KiB");
+}
+
 TEST(Units, DurationsNeedAUnit) {
   EXPECT_DOUBLE_EQ(parse_duration("20us"), 20e-6);
   EXPECT_DOUBLE_EQ(parse_duration("1.5ms"), 1.5e-3);

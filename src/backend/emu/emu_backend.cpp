@@ -109,7 +109,7 @@ void EmuBackend::reserve(int device, std::size_t bytes) {
   const DeviceStatus status = device_status(device);
   if (bytes > status.free_bytes)
     throw UsageError(fmt::format("{} is more than emu device {} has free ({})", format_bytes(bytes), device,
-                                 format_bytes(status.free_bytes)));
+                                 format_capacity(status.free_bytes)));
   allocated_bytes_[device] += bytes;
 }
 
