@@ -217,7 +217,7 @@ double parse_duration(std::string_view raw) {
 double parse_timeout(std::string_view raw, std::string_view what) {
   const double seconds = parse_duration(raw);
   if (seconds < 1e-3 || seconds > 86400)
-    throw UsageError(fmt::format("{} {} is out of range: give 1ms to 24h (e.g. 30s)", what, raw));
+    throw UsageError(fmt::format("{} {} is out of range: give 1ms to 86400s (a day), e.g. 30s", what, raw));
   return seconds;
 }
 

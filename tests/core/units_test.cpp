@@ -140,6 +140,28 @@ TEST(Units, AnIntCountAbove2To31IsRefusedNotWrappedNegative) {
   EXPECT_THROW(parse_positive_int("4294967297", "--depth"), UsageError);
 }
 
+// The bounds the message gives are the bounds parse_timeout takes: each is accepted, and past each is refused.
+TEST(Units, ATimeoutsRangeIsTheOneItsMessageGives) {
+  std::string message;
+  try {
+    parse_timeout("86401s", "--timeout");
+    FAIL() << "86401s accepted";
+  } catch (const UsageError& e) {
+    message = e.what();
+  }
+  const auto give = message.find("give ");
+  const auto to = message.find(" to ", give);
+  ASSERT_NE(give, std::string::npos) << message;
+  ASSERT_NE(to, std::string::npos) << message;
+  const std::string lowest = message.substr(give + 5, to - give - 5);
+  const std::string highest = message.substr(to + 4, message.find_first_of(" (,", to + 4) - to - 4);
+  EXPECT_EQ(lowest, "1ms") << message;
+  EXPECT_DOUBLE_EQ(parse_timeout(lowest, "--timeout"), 1e-3) << message;
+  EXPECT_DOUBLE_EQ(parse_timeout(highest, "--timeout"), 86400) << message;
+  EXPECT_THROW(parse_timeout("0.999ms", "--timeout"), UsageError);
+  EXPECT_THROW(parse_timeout("86400.001s", "--timeout"), UsageError);
+}
+
 TEST(Units, TimeoutsRunFromOneMillisecondToOneDay) {
   EXPECT_DOUBLE_EQ(parse_timeout("30s", "--timeout"), 30);
   EXPECT_DOUBLE_EQ(parse_timeout("1ms", "--timeout"), 1e-3);
