@@ -141,7 +141,8 @@ std::string render_banner(const Machine& machine) {
   if (!machine.driver_version.empty()) out += fmt::format(", driver {}", machine.driver_version);
   out += ")\n";
   for (const GpuFacts& g : machine.gpus) {
-    out += fmt::format("  device {}: {}, {}, {} SMs", g.index, g.name, format_capacity(g.memory_bytes), g.multiprocessors);
+    out +=
+        fmt::format("  device {}: {}, {}, {} SMs", g.index, g.name, format_capacity(g.memory_bytes), g.multiprocessors);
     if (g.pcie.max_generation > 0)
       out += fmt::format(", PCIe Gen{} x{} (now Gen{} x{})", g.pcie.max_generation, g.pcie.max_width, g.pcie.generation,
                          g.pcie.width);
