@@ -45,6 +45,9 @@ void add_doctor_command(const Commands& c) {
       "timings: doctor judges facts and checks, not speed. Exit 0 when nothing is FAIL, 1 when something is "
       "(docs/doctor.md).");
   add_run_options(*doctor, options->run);
+  // The run options' --quick is refused (doctor's pass is short already): out of the help, so help offers only
+  // what doctor takes, and still parsed, so that giving it says why instead of "not expected".
+  doctor->get_option("--quick")->group("");
   doctor
       ->add_option("--budget", options->budget,
                    fmt::format("how long the pass may take; longer is a WARN (default {})", default_budget))

@@ -197,6 +197,16 @@ TEST_F(Doctor, ABudgetTooShortIsAWarningAndAMalformedOneIsRefused) {
   EXPECT_NE(quick.err.find("--quick is for `ferry run`"), std::string::npos) << quick.err;
 }
 
+TEST_F(Doctor, HelpOffersNoQuickWhichDoctorRefuses) {
+  const Outcome help = ferry({"doctor", "--help"});
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_NE(help.out.find("--budget"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--quick"), std::string::npos) << help.out;
+  const Outcome quick = doctor({"--quick"});
+  EXPECT_EQ(quick.code, 2);
+  EXPECT_NE(quick.err.find("--quick is for `ferry run`"), std::string::npos) << quick.err;
+}
+
 TEST_F(Doctor, TheDryRunListsThePassAndMeasuresNothing) {
   const Outcome o = doctor({"--dry-run"});
   EXPECT_EQ(o.code, 0) << o.err;
