@@ -78,6 +78,17 @@ TEST(Cli, MoreMemoryThanTheDeviceHas) {
   expect_bad_input(ferry(quick_link({"--sizes", "4K,4T"})), "needs 8 TiB on device 0");
 }
 
+// Each buffer link holds is named by the option that sized it: the sweep, the device copy, the peer copies, the queue.
+TEST(Cli, ACopyTooLargeForTheDeviceIsBlamedOnTheOptionThatAskedForIt) {
+  expect_bad_input(ferry(quick_link({"--device-copy-size", "4T"})),
+                   "--device-copy-size 4 TiB needs 8 TiB on device 0 (a source and a destination)");
+  expect_bad_input(ferry(quick_link({"--peer-size", "4T"})),
+                   "--peer-size 4 TiB needs 8 TiB on device 0 (a source and a destination)");
+  expect_bad_input(ferry(quick_link({"--queued-sizes", "4K,1T"})),
+                   "--queued-sizes up to 1 TiB needs 8 TiB on device 0");
+  expect_bad_input(ferry(quick_link({"--sizes", "4K,4T"})), "--sizes up to 4 TiB needs 8 TiB on device 0");
+}
+
 TEST(Cli, AnUnavailableOrUnknownBackend) {
   expect_bad_input(ferry({"run", "link", "--backend", "quantum"}), "unknown backend 'quantum'");
   if (cuda_unavailable_reason().empty()) GTEST_SKIP() << "this machine has a GPU";

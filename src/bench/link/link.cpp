@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "bench/link/link_run.hpp"
 #include "core/check.hpp"
@@ -160,6 +162,30 @@ void validate_corruption(const LinkConfig& c, const Capabilities& capabilities) 
                                  c.corrupt_section, c.corrupt_section, why));
 }
 
+// The most device memory one of link's steps holds at once, and the option that sized it.
+struct DeviceNeed {
+  std::uint64_t bytes = 0;
+  std::string asked_by;  // "--device-copy-size 4 TiB"
+  const char* why = "";
+};
+
+DeviceNeed largest_device_need(const LinkConfig& config) {
+  // A copy holds a source and a destination of its size at once; the queued copies hold
+  // a batch (at least four copies of the largest size) each way.
+  constexpr const char* copy = "a source and a destination";
+  std::vector<DeviceNeed> needs = {
+      {2 * config.sweep_bytes.back(), fmt::format("--sizes up to {}", format_bytes(config.sweep_bytes.back())), copy},
+      {2 * config.device_copy_bytes, fmt::format("--device-copy-size {}", format_bytes(config.device_copy_bytes)),
+       copy},
+      {2 * config.peer_bytes, fmt::format("--peer-size {}", format_bytes(config.peer_bytes)), copy}};
+  if (!config.queued_copy_bytes.empty())
+    needs.push_back({2 * std::max(config.queued_batch_bytes, 4 * config.queued_copy_bytes.back()),
+                     fmt::format("--queued-sizes up to {}", format_bytes(config.queued_copy_bytes.back())),
+                     "a batch of queued copies each way"});
+  return *std::max_element(needs.begin(), needs.end(),
+                           [](const DeviceNeed& a, const DeviceNeed& b) { return a.bytes < b.bytes; });
+}
+
 }  // namespace
 
 void validate(Backend& backend, const LinkConfig& config) {
@@ -173,22 +199,18 @@ void validate(Backend& backend, const LinkConfig& config) {
   const std::uint64_t largest = config.sweep_bytes.back();
   for (std::uint64_t bytes : config.queued_copy_bytes)
     if (bytes == 0) throw UsageError("a queued copy size must be at least 1 byte");
+  const DeviceNeed need = largest_device_need(config);
   for (int device : config.devices) {
     const DeviceStatus status = backend.device_status(device);  // throws for a device that does not exist
-    // Bidirectional copies hold a source and a destination of the largest size at once.
-    const std::uint64_t queued = config.queued_copy_bytes.empty()
-                                     ? 0
-                                     : 2 * std::max(config.queued_batch_bytes, 4 * config.queued_copy_bytes.back());
-    const std::uint64_t needed = std::max({2 * largest, 2 * config.device_copy_bytes, 2 * config.peer_bytes, queued});
-    if (needed > status.free_bytes)
-      throw UsageError(fmt::format("the sweep's largest size ({}) needs {} on device {}, which has {} free",
-                                   format_bytes(largest), format_bytes(needed), device,
-                                   format_bytes(status.free_bytes)));
+    if (need.bytes > status.free_bytes)
+      throw UsageError(fmt::format("{} needs {} on device {} ({}), which has {} free", need.asked_by,
+                                   format_bytes(need.bytes), device, need.why, format_capacity(status.free_bytes)));
   }
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && 2 * largest > host_bytes)
-    throw UsageError(fmt::format("the sweep's largest size ({}) needs {} of host memory; this host has {}",
-                                 format_bytes(largest), format_bytes(2 * largest), format_bytes(host_bytes)));
+    throw UsageError(fmt::format("--sizes up to {} needs {} of host memory (a source and a destination); this host "
+                                 "has {}",
+                                 format_bytes(largest), format_bytes(2 * largest), format_capacity(host_bytes)));
 }
 
 model::DeviceProfile& LinkRun::profile_of(int device) {
