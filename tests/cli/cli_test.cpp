@@ -299,6 +299,18 @@ TEST(Cli, StreamRunsEveryDesignAndWritesTheLinkProfileItMeasuredBeside) {
   std::filesystem::remove(path);
 }
 
+TEST(Cli, AFlopsPerByteStreamCannotRunIsRefusedNamingTheValuesItCan) {
+  for (const char* unrunnable : {"0.3", "0.75", "1.2"})
+    expect_bad_input(ferry(quick_stream({"--flops-per-byte", unrunnable, "--dry-run"})),
+                     fmt::format("--flops-per-byte {}: a stage does whole multiply-adds", unrunnable));
+  const Outcome refused = ferry(quick_stream({"--flops-per-byte", "0.3", "--dry-run"}));
+  EXPECT_NE(refused.err.find("0.5, 1, 1.5"), std::string::npos) << refused.err;
+  for (const char* runnable : {"0.5", "1.5", "16"}) {
+    const Outcome o = ferry(quick_stream({"--flops-per-byte", runnable, "--dry-run"}));
+    EXPECT_EQ(o.code, 0) << runnable << ": " << o.err;
+  }
+}
+
 TEST(Cli, StreamReadsAProfileInsteadOfMeasuringOne) {
   ASSERT_EQ(ferry(quick_link({"--sizes", "64K"})).code, 0);
   const std::string profile = emulator_profile("ferry-stream-profile.json");

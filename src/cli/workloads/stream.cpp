@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <string_view>
@@ -21,6 +22,18 @@
 
 namespace ferry {
 namespace {
+
+// A stage does whole rounds, each a multiply and an add on a 4-byte word: 0.5
+// operations per byte. A value between two multiples would run as another.
+double parse_flops_per_byte(const std::string& text) {
+  const double flops_per_byte = parse_positive_number(text, "--flops-per-byte");
+  const double rounds = flops_per_byte * 2;
+  if (rounds != std::floor(rounds))
+    throw UsageError(fmt::format("--flops-per-byte {}: a stage does whole multiply-adds on 4-byte words, 0.5 "
+                                 "operations per byte each, so give a multiple of 0.5 (0.5, 1, 1.5, ...)",
+                                 text));
+  return flops_per_byte;
+}
 
 struct StreamOptions {
   RunOptions run;
@@ -86,7 +99,7 @@ void add_stream_options(CLI::App& command, StreamOptions& o, bool tuning) {
   o.config.add(command, "--flops-per-byte",
                "integer operations per input byte per stage, in steps of 0.5 (default 1): small keeps compute "
                "negligible, large makes it dominate",
-               [](auto& c, const auto& text) { c.flops_per_byte = parse_positive_number(text, "--flops-per-byte"); });
+               [](auto& c, const auto& text) { c.flops_per_byte = parse_flops_per_byte(text); });
   o.config.add(command, "--iterations",
                tuning ? "timed passes over the stream per configuration (default 1)"
                       : "timed passes over the stream per configuration (default 3)",
