@@ -19,13 +19,15 @@ namespace ferry {
 namespace {
 
 // Test hook (docs/reliability.md): with FERRY_FAULT_DISK_FULL=FOLDER, a file
-// written under FOLDER runs out of space half way, as on a full disk.
+// written under FOLDER runs out of space half way, as on a full disk. Both are
+// made absolute first: weakly_canonical leaves a relative path relative when
+// its first part does not exist yet (a new file in the current folder).
 bool disk_full_under(const std::string& path) {
   const char* full = std::getenv(disk_full_variable);
   if (!full || !*full) return false;
   std::error_code ec;
-  const auto folder = std::filesystem::weakly_canonical(full, ec);
-  const auto file = std::filesystem::weakly_canonical(path, ec);
+  const auto folder = std::filesystem::weakly_canonical(std::filesystem::absolute(full, ec), ec);
+  const auto file = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
   const auto [end, _] = std::mismatch(folder.begin(), folder.end(), file.begin(), file.end());
   return end == folder.end();
 }

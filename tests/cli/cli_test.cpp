@@ -225,6 +225,38 @@ TEST(Cli, WhenTheTemporaryFolderIsFullTooTheErrorSaysBothWritesFailedAndNoFileIs
   std::filesystem::remove_all(folder);
 }
 
+// The current folder for one test, put back after it.
+class InFolder {
+ public:
+  explicit InFolder(const std::filesystem::path& folder) : before_(std::filesystem::current_path()) {
+    std::filesystem::current_path(folder);
+  }
+  ~InFolder() { std::filesystem::current_path(before_); }
+
+ private:
+  std::filesystem::path before_;
+};
+
+TEST(Cli, ADiskFullFolderGivenRelativeMatchesTheFilesItsAbsoluteFormMatches) {
+  const auto folder = fresh_temp_folder("ferry_disk_full_relative_test");
+  const std::string content(4096, 'x');
+  {
+    const InFolder in(folder);
+    for (const std::string full : {folder.string(), std::string("."), std::string("./")}) {
+      for (const std::string file : {std::string("r.json"), (folder / "r.json").string()}) {
+        std::filesystem::remove(folder / "r.json");
+        const DiskFullUnder under(full);
+        EXPECT_THROW(write_file_atomically(file, content), RuntimeFailure)
+            << "FERRY_FAULT_DISK_FULL=" << full << ", file " << file;
+        EXPECT_TRUE(files_in(folder).empty()) << full << " " << file;
+      }
+    }
+    const DiskFullUnder elsewhere("other");
+    EXPECT_NO_THROW(write_file_atomically("r.json", content));
+  }
+  std::filesystem::remove_all(folder);
+}
+
 std::vector<std::string> quick_stream(std::vector<std::string> more) {
   std::vector<std::string> args = {"run",     "stream", "--backend", "emu",     "--quick",      "--quiet",
                                    "--total", "256K",   "--chunks",  "16K,64K", "--iterations", "1"};
