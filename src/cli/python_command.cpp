@@ -1,13 +1,16 @@
 #include "cli/python_command.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <string>
 
 #include "core/error.hpp"
 
@@ -18,8 +21,13 @@ namespace {
 
 // Loading the package is checked here, so a missing package reads as an
 // environment problem (exit 3), not as exit 1, which compare uses for a regression.
+// Its first act is a byte on the descriptor named by its first argument: an
+// interpreter that exits without it never ran this code (it is no Python 3,
+// or not a Python at all), whatever status it exits with.
 constexpr const char* bootstrap =
-    "import sys\n"
+    "import os, sys\n"
+    "os.write(int(sys.argv[1]), b'1')\n"
+    "os.close(int(sys.argv[1]))\n"
     "try:\n"
     "    from ferry.__main__ import main\n"
     "except ImportError as e:\n"
@@ -27,7 +35,7 @@ constexpr const char* bootstrap =
     "or pip install ./python, or set FERRY_PYTHON to a Python that has them', "
     "file=sys.stderr)\n"
     "    sys.exit(3)\n"
-    "sys.exit(main(sys.argv[1:]))\n";
+    "sys.exit(main(sys.argv[2:]))\n";
 
 // The package installed beside this binary (cmake --install, the .deb):
 // BINDIR/../share/ferry/python, or empty when this binary runs from a build tree.
@@ -39,14 +47,21 @@ std::string installed_package_dir() {
   return std::filesystem::is_directory(dir / "ferry", failed) ? dir.lexically_normal().string() : "";
 }
 
+struct Interpreter {
+  std::string path;
+  const char* origin;  // where it came from, for a message that says what to change
+};
+
 // $FERRY_PYTHON; else the Python found when ferry was configured, while it
 // exists; else python3 from the PATH (an installed ferry or a .deb on another
 // machine, where the configuring build tree's venv is not).
-std::string interpreter() {
-  if (const char* chosen = std::getenv("FERRY_PYTHON"); chosen && *chosen) return chosen;
+Interpreter interpreter() {
+  if (const char* chosen = std::getenv("FERRY_PYTHON"); chosen && *chosen) return {chosen, "FERRY_PYTHON"};
   const std::filesystem::path configured = FERRY_PYTHON_EXECUTABLE;
   std::error_code failed;
-  return !configured.is_absolute() || std::filesystem::exists(configured, failed) ? configured.string() : "python3";
+  if (!configured.is_absolute() || std::filesystem::exists(configured, failed))
+    return {configured.string(), "the Python ferry was built with"};
+  return {"python3", "python3 from the PATH"};
 }
 
 // PYTHONPATH with ferry's own package first (installed beside this binary,
@@ -62,14 +77,51 @@ std::string python_path(const std::string& installed) {
   return path;
 }
 
+// A pipe whose write end the interpreter inherits and the bootstrap writes a
+// byte to; the read end stays here, never blocking.
+class StartedSignal {
+ public:
+  StartedSignal() {
+    if (::pipe2(fds_, O_CLOEXEC | O_NONBLOCK) != 0)
+      throw RuntimeFailure(fmt::format("cannot create a pipe for the Python child: {}", std::strerror(errno)));
+    ::fcntl(fds_[1], F_SETFD, 0);  // the child keeps the write end across exec
+  }
+  ~StartedSignal() {
+    for (int& fd : fds_)
+      if (fd >= 0) ::close(fd);
+  }
+  StartedSignal(const StartedSignal&) = delete;
+  StartedSignal& operator=(const StartedSignal&) = delete;
+
+  int write_end() const { return fds_[1]; }
+  // Once the child has started: the write end is the child's alone.
+  void close_write_end() {
+    ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+  // Once the child has exited: whether it began the bootstrap.
+  bool started() const {
+    char byte = 0;
+    ssize_t n = 0;
+    do n = ::read(fds_[0], &byte, 1);
+    while (n < 0 && errno == EINTR);
+    return n == 1;
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
 }  // namespace
 
 bool is_python_command(const std::string& name) { return name == "report" || name == "compare"; }
 
 int forward_to_python(const std::vector<std::string>& args) {
   const std::string installed = installed_package_dir();
-  const std::string python = interpreter();
-  std::vector<std::string> argv_storage = {python, "-c", bootstrap};
+  const Interpreter chosen = interpreter();
+  const std::string& python = chosen.path;
+  StartedSignal started;
+  std::vector<std::string> argv_storage = {python, "-c", bootstrap, std::to_string(started.write_end())};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
@@ -87,9 +139,14 @@ int forward_to_python(const std::vector<std::string>& args) {
     throw RuntimeFailure(fmt::format("ferry {} runs in Python, and '{}' could not be started ({}); set FERRY_PYTHON "
                                      "to a Python 3 with matplotlib",
                                      args.at(0), python, std::strerror(failed)));
+  started.close_write_end();
   int status = 0;
   while (waitpid(child, &status, 0) < 0)
     if (errno != EINTR) throw RuntimeFailure(fmt::format("waiting for '{}': {}", python, std::strerror(errno)));
+  if (WIFEXITED(status) && !started.started())
+    throw RuntimeFailure(fmt::format("ferry {} runs in Python, and '{}' ({}) exited with status {} without running "
+                                     "ferry's Python code; set FERRY_PYTHON to a Python 3 with matplotlib",
+                                     args.at(0), python, chosen.origin, WEXITSTATUS(status)));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   throw RuntimeFailure(fmt::format("'{}' running ferry {} was killed by signal {}", python, args.at(0),
                                    WIFSIGNALED(status) ? WTERMSIG(status) : 0));

@@ -12,7 +12,9 @@ bool is_python_command(const std::string& name);
 // $FERRY_PYTHON, else the one found when ferry was configured while it exists,
 // else python3; the package is the one installed beside this binary,
 // else this source tree's python/, else wherever pip put it.
-// Throws RuntimeFailure when no interpreter can be started or it dies on a signal.
+// Throws RuntimeFailure when no interpreter can be started, when it exits
+// without running ferry's Python code (/bin/false, a Python 2), or when it dies
+// on a signal: exit 3, never a status compare gives its own meaning.
 int forward_to_python(const std::vector<std::string>& args);
 
 }  // namespace ferry

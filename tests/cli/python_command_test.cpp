@@ -2,6 +2,9 @@
 // them through with their arguments and exit codes unchanged.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -41,6 +44,27 @@ TEST(PythonCommands, APythonThatCannotStartIsOneMessageAndExitThree) {
   EXPECT_EQ(code, 3);
   EXPECT_NE(err.find("ferry report runs in Python, and '/nonexistent/python3' could not be started"), std::string::npos)
       << err;
+}
+
+// /bin/false exits 1, which compare uses for a regression; /bin/true exits 0, no regression. Neither ran ferry.
+TEST(PythonCommands, AnInterpreterThatExitsWithoutRunningFerrysPythonIsOneMessageAndExitThree) {
+  const std::string results = emulated_link_results();
+  for (const char* python : {"/bin/false", "/bin/true"}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"compare", results, results}, std::vector<std::string>{"report", results}}) {
+      ::setenv("FERRY_PYTHON", python, 1);
+      std::string err;
+      const int code = exit_code_of(args, &err);
+      ::unsetenv("FERRY_PYTHON");
+      EXPECT_EQ(code, 3) << python << " " << args.at(0);
+      EXPECT_NE(err.find(fmt::format("ferry {} runs in Python, and '{}' (FERRY_PYTHON) exited with status {} without "
+                                     "running ferry's Python code",
+                                     args.at(0), python, python == std::string("/bin/false") ? 1 : 0)),
+                std::string::npos)
+          << err;
+      EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    }
+  }
 }
 
 TEST(PythonCommands, HelpListsBoth) {
