@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/atomic_file.hpp"
@@ -18,8 +19,8 @@ using nlohmann::ordered_json;
 
 // One list of the profile's figures, so writing and reading cannot drift apart.
 // A figure added after profiles were first written is optional when read: 0 means not measured.
-template <class Visit>
-void each_device_field(DeviceProfile& d, Visit visit) {
+template <class Device, class Visit>
+void each_device_field(Device& d, Visit visit) {
   constexpr bool optional = true;
   visit("pcie_theoretical_Bps", d.pcie_theoretical_Bps);
   visit("h2d_Bps", d.h2d_Bps);
@@ -89,6 +90,69 @@ std::vector<LoadedLink> loaded_from(const nlohmann::json& entry) {
     loads.push_back(
         {whole_number<int>(l, "teams"), l.at("Bps").get<double>(), l.at("read_round_trip_s").get<double>()});
   return loads;
+}
+
+// Every time and rate is positive. A scalar figure may also be 0, which says it
+// was not measured (pinned copies under --memory mapped, PCIe on the emulator); a
+// figure a profile holds only where it was measured (each size of a list, a
+// peer's copy rate and latency) may not. A negative figure, or an unmeasured one
+// where none can be, would make a model's column vanish without a word.
+class FigureCheck {
+ public:
+  explicit FigureCheck(const std::string& origin) : origin_(origin) {}
+
+  void measured_or_zero(double value, const std::string& where, const char* key) const {
+    if (value < 0 || !std::isfinite(value)) refuse(value, where, key);
+  }
+  void measured(double value, const std::string& where, const char* key) const {
+    if (!(value > 0) || !std::isfinite(value)) refuse(value, where, key);
+  }
+  void sizes(const std::vector<CopyTime>& times, const std::string& where, const char* list) const {
+    for (std::size_t i = 0; i < times.size(); ++i) {
+      const std::string entry = fmt::format("{} {}[{}]", where, list, i);
+      measured(static_cast<double>(times[i].bytes), entry, "bytes");
+      measured(times[i].seconds, entry, "seconds");
+    }
+  }
+
+ private:
+  [[noreturn]] void refuse(double value, const std::string& where, const char* key) const {
+    throw UsageError(fmt::format("'{}' is not a usable machine profile: {} \"{}\" is {}, and a time or a rate is "
+                                 "positive (0 only where a figure was not measured): rerun `ferry probe -o FILE`",
+                                 origin_, where, key, nlohmann::json(value).dump()));
+  }
+  const std::string& origin_;
+};
+
+void check_figures(const MachineProfile& profile, const std::string& origin) {
+  const FigureCheck check(origin);
+  for (const DeviceProfile& d : profile.devices) {
+    const std::string where = fmt::format("device {}'s", d.device);
+    each_device_field(d, [&](const char* key, const double& value, bool = false) {
+      check.measured_or_zero(value, where, key);
+    });
+    check.sizes(d.queued_h2d, where, "queued_h2d");
+    check.sizes(d.queued_d2h, where, "queued_d2h");
+    check.sizes(d.queued_both_ways, where, "queued_both_ways");
+    for (std::size_t i = 0; i < d.zero_copy_under_load.size(); ++i) {
+      const LoadedLink& l = d.zero_copy_under_load[i];
+      const std::string entry = fmt::format("{} zero_copy_under_load[{}]", where, i);
+      check.measured(l.teams, entry, "teams");
+      check.measured(l.Bps, entry, "Bps");
+      check.measured(l.read_round_trip_s, entry, "read_round_trip_s");
+    }
+  }
+  for (const PeerProfile& p : profile.peers) {
+    const std::string where = fmt::format("peer {} -> {}'s", p.from, p.to);
+    check.measured(p.copy_Bps, where, "copy_Bps");
+    check.measured(p.latency_s, where, "latency_s");
+    check.measured_or_zero(p.bidirectional_Bps, where, "bidirectional_Bps");
+    check.measured_or_zero(p.sm_push_Bps, where, "sm_push_Bps");
+    check.measured_or_zero(p.sm_pull_Bps, where, "sm_pull_Bps");
+    check.measured_or_zero(p.flag_one_way_s, where, "flag_one_way_s");
+    check.sizes(p.copy_times, where, "copy_times");
+    check.sizes(p.both_ways, where, "both_ways");
+  }
 }
 
 }  // namespace
@@ -171,6 +235,7 @@ MachineProfile profile_from_json(const std::string& text, const std::string& ori
                                // Profiles written before link's peer flag lack it: 0 means not measured.
                                .flag_one_way_s = entry.value("flag_one_way_s", 0.0)});
     }
+    check_figures(profile, origin);
     return profile;
   } catch (const nlohmann::json::exception& e) {
     throw malformed(e.what());

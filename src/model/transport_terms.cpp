@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -63,6 +64,22 @@ void note_failures(const nlohmann::json& doc, TransportTerms& terms) {
   }
 }
 
+// A model row's terms: t_lat (its value, us) may be 0, the fit's floor when the
+// smaller size leaves no time over the bandwidth's share; B is a rate, above 0.
+LinkTerms model_row_terms(const nlohmann::json& row, const std::string& path) {
+  const nlohmann::json& latency_us = row.at("value");
+  const nlohmann::json& GBps = row.at("params").at("B GB/s");
+  const auto refuse = [&](const char* key, const nlohmann::json& value) {
+    return UsageError(fmt::format("'{}': {} \"{}\" is {}, and a model row's t_lat (value, us) is 0 or more and its "
+                                  "B above 0: rerun `ferry run beff --json`",
+                                  path, row_name("beff", row), key, value.dump()));
+  };
+  const double latency_s = latency_us.get<double>() * 1e-6, bandwidth_Bps = GBps.get<double>() * 1e9;
+  if (!(latency_s >= 0) || !std::isfinite(latency_s)) throw refuse("value", latency_us);
+  if (!(bandwidth_Bps > 0) || !std::isfinite(bandwidth_Bps)) throw refuse("B GB/s", GBps);
+  return {latency_s, bandwidth_Bps};
+}
+
 TransportTerms from_results(const nlohmann::json& doc, const std::string& path) {
   TransportTerms terms;
   terms.origin = path;
@@ -84,7 +101,7 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
       if (it == terms.transports.end()) it = terms.transports.insert(terms.transports.end(), {name, {}});
       ModelSegment segment;
       segment.up_to_bytes = whole_number<std::uint64_t>(p, "up to bytes");
-      segment.terms = {row.at("value").get<double>() * 1e-6, p.at("B GB/s").get<double>() * 1e9};
+      segment.terms = model_row_terms(row, path);
       segment.basis = p.value("basis", "");
       it->segments.push_back(segment);
     }

@@ -343,6 +343,16 @@ TEST(Cli, AFlopsPerByteStreamCannotRunIsRefusedNamingTheValuesItCan) {
   }
 }
 
+TEST(Cli, AProfileWithANegativeRateIsRefusedNamingTheFileAndTheField) {
+  const std::string profile = emulator_profile("ferry-negative-rate-profile.json");
+  auto doc = nlohmann::json::parse(read_file(profile));
+  doc["devices"][0]["h2d_Bps"] = -25e9;
+  write_file_atomically(profile, doc.dump(1));
+  const Outcome o = ferry(quick_stream({"--design", "chunked", "--profile", profile}));
+  std::filesystem::remove(profile);
+  expect_bad_input(o, "'" + profile + "' is not a usable machine profile: device 0's \"h2d_Bps\" is -25000000000.0");
+}
+
 TEST(Cli, StreamReadsAProfileInsteadOfMeasuringOne) {
   ASSERT_EQ(ferry(quick_link({"--sizes", "64K"})).code, 0);
   const std::string profile = emulator_profile("ferry-stream-profile.json");

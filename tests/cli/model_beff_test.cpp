@@ -120,6 +120,20 @@ TEST_F(ModelBeff, ACleanFileIsModelledWithoutTheMarker) {
   EXPECT_NE(o.out.find("beff-model: PASSED"), std::string::npos) << o.out;
 }
 
+TEST_F(ModelBeff, AModelRowWhoseRateIsNotAboveZeroIsRefusedNamingTheFileAndTheRow) {
+  auto doc = nlohmann::json::parse(read_file(clean_));
+  for (auto& w : doc["workloads"])
+    for (auto& row : w["rows"])
+      if (row["section"] == "model") row["params"]["B GB/s"] = 0;
+  const std::string path = (folder_ / "zero-rate.json").string();
+  write_file_atomically(path, doc.dump());
+  const Outcome o = ferry({"model", "beff", "--profile", path});
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.err.find("'" + path + "'"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("beff model (transport=p2p-ce, up to bytes="), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("\"B GB/s\" is 0"), std::string::npos) << o.err;
+}
+
 // Terms from one process say what the model assumes of larger rings there; terms from a rank per device do not.
 TEST_F(ModelBeff, TermsFromOneProcessSayThatALargerRingThereIsOverPredicted) {
   const auto notes_of = [](const std::string& path) {

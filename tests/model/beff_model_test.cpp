@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -166,6 +167,37 @@ TEST(BeffModel, AResultsFileWhoseCountsAreNotWholeNumbersIsRefusedWithTheFieldNa
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find("'t.json'"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  }
+}
+
+// t_lat may be 0 (the fit's floor when the smaller size leaves no time over the bandwidth's share); B is a rate.
+TEST(BeffModel, AModelRowWithANegativeLatencyOrARateNotAboveZeroIsRefusedNamingTheFileAndTheRow) {
+  const auto file = [](const std::string& latency_us, const std::string& GBps) {
+    return R"({"schema": "ferry.results/1", "workloads": [{"name": "beff", "config": {"participants": 2}, "rows": [)"
+           R"({"section": "model", "value": )" +
+           latency_us + R"(, "params": {"transport": "nccl", "B GB/s": )" + GBps + R"(, "up to bytes": 4096}}]}]})";
+  };
+  EXPECT_EQ(transport_terms_from_json(file("0", "100"), "t.json").transports.at(0).segments.at(0).terms.latency_s, 0);
+  for (const auto& [latency_us, GBps, field] :
+       {std::tuple{"-2.0", "100", "\"value\" is -2"}, std::tuple{"2.0", "0", "\"B GB/s\" is 0"},
+        std::tuple{"2.0", "-100", "\"B GB/s\" is -100"}}) {
+    try {
+      transport_terms_from_json(file(latency_us, GBps), "t.json");
+      ADD_FAILURE() << "accepted t_lat " << latency_us << " us, B " << GBps << " GB/s";
+    } catch (const UsageError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("'t.json'"), std::string::npos) << message;
+      EXPECT_NE(message.find("beff model (transport=nccl, up to bytes=4 KiB)"), std::string::npos) << message;
+      EXPECT_NE(message.find(field), std::string::npos) << message;
+    }
+  }
+  for (const char* value : {"NaN", "1e999"}) {
+    try {
+      transport_terms_from_json(file(value, "100"), "t.json");
+      ADD_FAILURE() << "accepted " << value;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'t.json' is not JSON"), std::string::npos) << e.what();
     }
   }
 }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include <tuple>
+
 #include "core/error.hpp"
 #include "model/profile.hpp"
 
@@ -160,6 +164,78 @@ TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   EXPECT_EQ(q.device(0).zero_copy_both_Bps, 0) << "not measured";
   EXPECT_EQ(q.device(0).flag_round_trip_release_s, 0);
   EXPECT_TRUE(q.device(0).queued_h2d.empty());
+}
+
+// A profile with one figure of `key` set to `value` in the first entry of `list` ("devices" or "peers"), or in
+// the first element of that entry's `inner` list when one is named.
+std::string with_figure(const char* list, const char* inner, const char* key, const char* value) {
+  MachineProfile p;
+  p.backend = "cuda";
+  p.devices.push_back(
+      {.device = 0, .h2d_Bps = 50e9, .queued_h2d = {{4096, 2e-6}}, .zero_copy_under_load = {{16, 40e9, 12e-6}}});
+  p.peers.push_back(
+      {.from = 0, .to = 1, .direct_access = true, .copy_Bps = 3e11, .latency_s = 1e-5, .copy_times = {{8, 2e-6}}});
+  auto doc = nlohmann::ordered_json::parse(profile_to_json(p));
+  nlohmann::ordered_json& entry = inner ? doc[list][0][inner][0] : doc[list][0];
+  entry[key] = nlohmann::ordered_json::parse(value);
+  return doc.dump(1);
+}
+
+TEST(Profile, ANegativeFigureIsRefusedNamingTheFileWhereItIsAndTheField) {
+  struct Case {
+    const char *list, *inner, *key, *where;
+  };
+  for (const Case& c :
+       {Case{"devices", nullptr, "h2d_Bps", "device 0"}, Case{"devices", nullptr, "flag_round_trip_s", "device 0"},
+        Case{"devices", nullptr, "zero_copy_both_Bps", "device 0"},
+        Case{"devices", "queued_h2d", "seconds", "device 0"},
+        Case{"devices", "zero_copy_under_load", "Bps", "device 0"}, Case{"peers", nullptr, "copy_Bps", "peer 0 -> 1"},
+        Case{"peers", nullptr, "sm_push_Bps", "peer 0 -> 1"}, Case{"peers", "copy_times", "seconds", "peer 0 -> 1"}}) {
+    try {
+      profile_from_json(with_figure(c.list, c.inner, c.key, "-1e-6"), "p.json");
+      ADD_FAILURE() << "accepted a negative " << c.key;
+    } catch (const UsageError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("'p.json'"), std::string::npos) << message;
+      EXPECT_NE(message.find(c.where), std::string::npos) << message;
+      EXPECT_NE(message.find(std::string("\"") + c.key + "\" is -1e-06"), std::string::npos) << message;
+    }
+  }
+}
+
+// 0 is how a profile says a figure was not measured (pinned copies under --memory mapped, PCIe on the emulator);
+// a time or rate in a list of measured sizes, or a peer's copy figures, are measured wherever they are written.
+TEST(Profile, ZeroIsRefusedWhereAFigureIsAlwaysMeasuredAndReadsAsNotMeasuredElsewhere) {
+  EXPECT_EQ(profile_from_json(with_figure("devices", nullptr, "h2d_Bps", "0"), "p.json").device(0).h2d_Bps, 0);
+  EXPECT_EQ(profile_from_json(with_figure("peers", nullptr, "sm_push_Bps", "0"), "p.json").peers[0].sm_push_Bps, 0);
+  for (const auto& [list, inner, key] : {std::tuple{"devices", "queued_h2d", "seconds"},
+                                         std::tuple{"devices", "zero_copy_under_load", "read_round_trip_s"},
+                                         std::tuple{"peers", "copy_times", "seconds"},
+                                         std::tuple{"peers", static_cast<const char*>(nullptr), "latency_s"}}) {
+    try {
+      profile_from_json(with_figure(list, inner, key, "0"), "p.json");
+      ADD_FAILURE() << "accepted 0 for " << key;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("\"") + key + "\" is 0"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// JSON has no NaN or infinity: nlohmann refuses the token, or a number past a double's range, before a field is read.
+TEST(Profile, NanOrInfinityIsRefusedAsInvalidJsonNamingTheFile) {
+  for (const char* value : {"NaN", "Infinity", "1e999", "-1e999"}) {
+    std::string text = with_figure("devices", nullptr, "h2d_Bps", "1");
+    const auto at = text.find("\"h2d_Bps\": 1");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, std::string("\"h2d_Bps\": 1").size(), std::string("\"h2d_Bps\": ") + value);
+    try {
+      profile_from_json(text, "p.json");
+      ADD_FAILURE() << "accepted " << value;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("'p.json' is not a ferry machine profile: invalid JSON"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Profile, SecondsAtASizeAreLinearBetweenMeasuredSizesAndExtendedBeyondThem) {
