@@ -121,6 +121,9 @@ struct TransportTerms {
   // find it, and whether the file's (or a workload's) verification says FAILED.
   std::vector<std::string> failed_rows;
   bool run_failed = false;
+  // A results file a run left when it ended early (its "incomplete" field):
+  // why, and how far it got; empty for a complete file or a profile.
+  std::string incomplete;
 
   bool input_passed() const { return failed_rows.empty() && !run_failed; }
 };

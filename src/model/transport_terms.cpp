@@ -80,10 +80,23 @@ LinkTerms model_row_terms(const nlohmann::json& row, const std::string& path) {
   return {latency_s, bandwidth_Bps};
 }
 
+// "interrupted by SIGINT; 11 rows, 12 of 40 steps"; empty for a complete file.
+std::string incomplete_in_words(const nlohmann::json& doc) {
+  if (!doc.contains("incomplete")) return "";
+  const nlohmann::json& ended = doc.at("incomplete");
+  const auto steps_planned = whole_number_or<std::uint64_t>(ended, "steps_planned", 0);
+  const auto steps_done = whole_number_or<std::uint64_t>(ended, "steps_done", 0);
+  return fmt::format("{}; {} rows, {} steps", ended.value("reason", "no reason given"),
+                     whole_number_or<std::uint64_t>(ended, "rows_done", 0),
+                     steps_planned > 0 ? fmt::format("{} of {}", steps_done, steps_planned)
+                                       : std::to_string(steps_done));
+}
+
 TransportTerms from_results(const nlohmann::json& doc, const std::string& path) {
   TransportTerms terms;
   terms.origin = path;
   note_failures(doc, terms);
+  terms.incomplete = incomplete_in_words(doc);
   for (const auto& workload : doc.at("workloads")) {
     if (workload.value("name", "") != "beff") continue;
     terms.devices = whole_number_or<int>(workload.at("config"), "participants", 0);

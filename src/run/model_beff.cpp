@@ -75,6 +75,12 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
       throw UsageError(fmt::format("'{}' failed verification, so its terms may rest on data that arrived wrong: {}. "
                                    "Rerun `ferry run beff --json`, or give --allow-failed to model it anyway",
                                    o.profile_path, failures_in_words(terms)));
+    // Such a file may lack whole transports or sizes.
+    if (!terms.incomplete.empty() && !o.allow_incomplete)
+      throw UsageError(fmt::format("'{}' is incomplete: the run that wrote it ended early ({}), so its terms may miss "
+                                   "transports or sizes. Rerun `ferry run beff --json`, or give --allow-incomplete to "
+                                   "model it anyway",
+                                   o.profile_path, terms.incomplete));
     results.machine.backend = "model";
   } else {
     // No file: measure this machine's terms with a quick beff run first.
@@ -94,6 +100,11 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
 
   WorkloadResult prediction = predict_larger_rings(terms, {rings, per_node, network, network_in_words(o, network)},
                                                    input_passed ? "" : o.profile_path);
+  if (!terms.incomplete.empty())
+    prediction.notes.insert(prediction.notes.begin(),
+                            fmt::format("incomplete input, modelled with --allow-incomplete: '{}' ({}): its terms may "
+                                        "miss transports or sizes",
+                                        o.profile_path, terms.incomplete));
   const std::string status_line = prediction.workload + ": PASSED";
   const std::string status_instead =
       fmt::format("{}: predicted from FAILED input ('{}': {} failed verification), not a clean prediction",

@@ -3,7 +3,8 @@
 // (run/beff_prediction.hpp), from the terms of a beff results file or machine
 // profile, else of a quick beff run on this machine. A results file that
 // failed verification is refused, or with --allow-failed modelled with every
-// printed line marked.
+// printed line marked; one a run left when it ended early is refused, or with
+// --allow-incomplete modelled with a note that says so.
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct ModelBeffOptions {
   std::string backend = "auto";
   bool quiet = false;
   bool allow_failed = false;
+  bool allow_incomplete = false;
 };
 
 int model_beff(const ModelBeffOptions& options, const std::vector<std::string>& command_line, std::ostream& out);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -118,6 +119,40 @@ TEST_F(ModelBeff, ACleanFileIsModelledWithoutTheMarker) {
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(o.out.find("FAILED"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("beff-model: PASSED"), std::string::npos) << o.out;
+}
+
+// The file a run leaves when it ends early: the rows it holds, and why and where it ended.
+TEST_F(ModelBeff, AnIncompleteResultsFileIsRefusedNamingTheFileAndWhyTheRunEnded) {
+  auto doc = nlohmann::json::parse(read_file(clean_));
+  doc["incomplete"] = {
+      {"reason", "interrupted by SIGINT"}, {"rows_done", 11}, {"steps_done", 12}, {"steps_planned", 40}};
+  const std::string path = (folder_ / "incomplete.json").string();
+  write_file_atomically(path, doc.dump());
+  const Outcome o = ferry({"model", "beff", "--profile", path});
+  EXPECT_EQ(o.code, 2) << o.out;
+  EXPECT_NE(o.err.find("'" + path +
+                       "' is incomplete: the run that wrote it ended early (interrupted by SIGINT; 11 rows, 12 of "
+                       "40 steps)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("--allow-incomplete"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_EQ(o.out.find("b_eff predicted"), std::string::npos) << o.out;
+
+  const Outcome allowed = ferry({"model", "beff", "--profile", path, "--allow-incomplete"});
+  EXPECT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_NE(allowed.out.find("beff-model: PASSED"), std::string::npos) << allowed.out;
+  EXPECT_NE(allowed.out.find("note: incomplete input, modelled with --allow-incomplete: '" + path +
+                             "' (interrupted by SIGINT"),
+            std::string::npos)
+      << allowed.out;
+}
+
+TEST_F(ModelBeff, HelpSaysAnIncompleteFileIsRefusedUnlessAllowed) {
+  const Outcome o = ferry({"model", "beff", "--help"});
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("--allow-incomplete"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ended early"), std::string::npos) << o.out;
 }
 
 TEST_F(ModelBeff, AModelRowWhoseRateIsNotAboveZeroIsRefusedNamingTheFileAndTheRow) {

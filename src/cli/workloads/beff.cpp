@@ -142,8 +142,8 @@ void add_beff_commands(const Commands& c) {
       "device's pace. p2p transports stay within one node. Says which term dominates b_eff. Terms come from "
       "--profile: a beff results file (`ferry run beff --json`) or a machine profile (p2p-ce only); without it a "
       "quick beff run on this machine measures them. A results file with a row that FAILED its check (or whose "
-      "verification is FAILED) is refused, exit 2, naming the rows, unless --allow-failed. The note names the "
-      "network figures used.");
+      "verification is FAILED) is refused, exit 2, naming the rows, unless --allow-failed; one a run left when it "
+      "ended early (an \"incomplete\" field), unless --allow-incomplete. The note names the network figures used.");
   predict->add_option("--devices", m->devices, "ring sizes to predict (default 8,64,512)");
   predict->add_option("--per-node", m->per_node, "devices per node (default 8)");
   predict->add_option("--network-bandwidth", m->network_bandwidth,
@@ -164,6 +164,10 @@ void add_beff_commands(const Commands& c) {
                     "model a --profile results file even though some of its rows FAILED their check (refused "
                     "without it, exit 2): every printed line then begins [FAILED input], and the prediction's JSON "
                     "has input_verification FAILED in its config, a note, and \"from FAILED input\" on each row");
+  predict->add_flag(
+      "--allow-incomplete", m->allow_incomplete,
+      "model a --profile results file that a run left when it ended early (an \"incomplete\" field: "
+      "SIGINT, SIGTERM, an error), whose terms may miss transports or sizes (refused without it, exit 2)");
   c.on_chosen(*predict, [m](const auto& command_line, auto& out) { return model_beff(*m, command_line, out); });
 }
 
