@@ -83,7 +83,7 @@ void validate(Backend& backend, const BeffConfig& config, int participants) {
     if (2 * area > status.free_bytes)
       throw UsageError(
           fmt::format("messages of up to {} need {} on device {} (a send and a receive area), which has {} free",
-                      format_bytes(largest), format_bytes(2 * area), device, format_bytes(status.free_bytes)));
+                      format_bytes(largest), format_bytes(2 * area), device, format_capacity(status.free_bytes)));
   }
 }
 

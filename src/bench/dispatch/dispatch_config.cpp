@@ -70,7 +70,7 @@ void validate(Backend& backend, const DispatchConfig& config) {
   const std::uint64_t most = *std::max_element(config.keys.begin(), config.keys.end());
   if (4 * most > status.free_bytes)
     throw UsageError(fmt::format("{} keys need {} on device {}, which has {} free: lower --keys", most,
-                                 format_bytes(4 * most), config.device, format_bytes(status.free_bytes)));
+                                 format_bytes(4 * most), config.device, format_capacity(status.free_bytes)));
   std::uint64_t host_kinds = 0;
   for (MemoryKind kind : {MemoryKind::pageable, MemoryKind::pinned, MemoryKind::mapped})
     host_kinds += config.uses(kind) ? 1 : 0;
@@ -78,7 +78,7 @@ void validate(Backend& backend, const DispatchConfig& config) {
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && host_needed > host_bytes / 2)
     throw UsageError(fmt::format("{} keys need {} of host memory; this host has {}, and ferry keeps half of it free",
-                                 most, format_bytes(host_needed), format_bytes(host_bytes)));
+                                 most, format_bytes(host_needed), format_capacity(host_bytes)));
   if (!config.corrupt_row.empty()) {
     const std::vector<std::string> rows =
         row_names(config, backend.capabilities(), backend.device_features(config.device));

@@ -64,11 +64,11 @@ void validate(Backend& backend, const OverlapConfig& config) {
   const std::uint64_t needed = 3 * config.vector_bytes();
   if (needed > status.free_bytes)
     throw UsageError(fmt::format("a, b and c need {} on device {}, which has {} free: lower --size",
-                                 format_bytes(needed), config.device, format_bytes(status.free_bytes)));
+                                 format_bytes(needed), config.device, format_capacity(status.free_bytes)));
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && needed > host_bytes / 2)
     throw UsageError(fmt::format("a, b and c need {} of host memory; this host has {}, and ferry keeps half of it free",
-                                 format_bytes(needed), format_bytes(host_bytes)));
+                                 format_bytes(needed), format_capacity(host_bytes)));
 }
 
 }  // namespace ferry::overlap

@@ -115,7 +115,7 @@ void validate(Backend& backend, const TopoConfig& config, int participants) {
       throw UsageError(fmt::format("messages of up to {} to {} peer(s) need {} on device {} (a send and a receive "
                                    "area), which has {} free",
                                    format_bytes(largest), peers, format_bytes(2 * area), device,
-                                   format_bytes(status.free_bytes)));
+                                   format_capacity(status.free_bytes)));
   }
 }
 
