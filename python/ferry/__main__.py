@@ -12,7 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import output
+from . import output, output_paths
+from .output_paths import Output
 from .results import ResultsError, load
 
 OK, REGRESSED, BAD_INPUT, FAILURE = 0, 1, 2, 3
@@ -27,13 +28,23 @@ def report_main(argv=None) -> int:
     parser.add_argument("results", nargs="+", metavar="RESULTS.json",
                         help="results files written by ferry run ... --json, plain or gzipped (.json.gz)")
     parser.add_argument("-o", "--output", default="report.html", metavar="HTML",
-                        help="the page to write, - for standard output (default: %(default)s)")
+                        help="the page to write, - for standard output (default: %(default)s); never a results file given "
+                             "as input, nor --screenshot's file: refused (exit 2) before anything is read")
     parser.add_argument("--labels", metavar="A,B,...",
                         help="a name per results file, in order, for legends and tables (default: the file names)")
     parser.add_argument("--screenshot", metavar="PNG",
                         help="also render the page in headless Chromium to this PNG (- for standard output)")
     args = parser.parse_args(argv)
 
+    out, shot = args.output, args.screenshot
+    if out == output.STANDARD_OUTPUT and shot == output.STANDARD_OUTPUT:
+        return _fail(BAD_INPUT, "-o and --screenshot both name standard output (-), which holds one file: give one "
+                                "of them a path")
+    outputs = [Output("-o", out, "the page")] + ([Output("--screenshot", shot, "the screenshot")]
+                                                 if shot is not None else [])
+    clash = output_paths.refusal(args.results, "a results file given as input", outputs)
+    if clash:
+        return _fail(BAD_INPUT, clash)
     labels = _labels(args.results, args.labels)
     if isinstance(labels, str):
         return _fail(BAD_INPUT, labels)
@@ -46,10 +57,6 @@ def report_main(argv=None) -> int:
     except ImportError as e:
         return _fail(FAILURE, f"report needs matplotlib ({e}) in {sys.executable}: run scripts/setup-python.sh, "
                               "which makes .venv with it, or set FERRY_PYTHON to a Python that has it")
-    out, shot = args.output, args.screenshot
-    if out == output.STANDARD_OUTPUT and shot == output.STANDARD_OUTPUT:
-        return _fail(BAD_INPUT, "-o and --screenshot both name standard output (-), which holds one file: give one "
-                                "of them a path")
     for path in (out, shot) if shot else (out,):
         why = output.why_not_writable(path)
         if why:
