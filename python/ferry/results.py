@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .checksum import json_checksum
+from .figure_limits import first_non_finite, row_problem
+from .text import format_params
 
 SCHEMA = "ferry.results/1"
 
@@ -133,6 +135,8 @@ def load(path, label: Optional[str] = None) -> Results:
         raise ResultsError(f"'{path}' is not a ferry results file: not JSON ({e.msg} at line {e.lineno})") from None
     try:
         return _results(doc, path, label or _stem(path))
+    except _Impossible as e:
+        raise ResultsError(f"'{path}' holds a number that cannot be: {e}") from None
     except _Malformed as e:
         raise ResultsError(f"'{path}' is not a ferry results file: {e}") from None
 
@@ -147,6 +151,10 @@ def _stem(path: Path) -> str:
 
 class _Malformed(Exception):
     pass
+
+
+class _Impossible(_Malformed):
+    """Every field has its type, and a number in it cannot be (figure_limits.py)."""
 
 
 _NUMBER = (int, float)
@@ -186,6 +194,10 @@ def _results(doc: Any, path: Path, label: str) -> Results:
         raise _Malformed("workloads is empty")
     parsed = [_workload(w, f"workloads[{i}].", for_model=(len(workloads) > 1 and i < len(workloads) - 1))
               for i, w in enumerate(workloads)]
+    # The rows are checked above, each named by its figure; this finds the rest (params, config, machine).
+    non_finite = first_non_finite(doc)
+    if non_finite:
+        raise _Impossible(f"{non_finite} (ferry writes no NaN or infinity)")
     return Results(
         path=path,
         label=label,
@@ -262,7 +274,7 @@ def _workload(w: Any, where: str, for_model: bool) -> Workload:
             raise _Malformed(f"{where}sections[{i}] is not an object")
         sections[_get(s, "id", str, f"{where}sections[{i}].")] = s.get("title", "")
     raw_rows = _get(w, "rows", list, where)
-    rows = [_row(r, f"{where}rows[{i}].") for i, r in enumerate(raw_rows)]
+    rows = [_row(r, f"{where}rows[{i}].", name) for i, r in enumerate(raw_rows)]
     checksum = _get(w, "rows_checksum", str, where, optional=True)
     for r in rows:
         sections.setdefault(r.section, r.section)
@@ -297,7 +309,7 @@ def _finding(f: Any, where: str) -> Finding:
                    model=_optional_float(_get(f, "model", _NUMBER, where, optional=True)))
 
 
-def _row(r: Any, where: str) -> Row:
+def _row(r: Any, where: str, workload: str) -> Row:
     if not isinstance(r, dict):
         raise _Malformed(f"{where[:-1]} is not an object")
     metric = _get(r, "metric", str, where)
@@ -311,9 +323,15 @@ def _row(r: Any, where: str) -> Row:
     for i, value in enumerate(samples):
         if not isinstance(value, _NUMBER) or isinstance(value, bool):
             raise _Malformed(f"{where}samples_s[{i}] is {json.dumps(value)[:40]}, not a number")
+    section, params = _get(r, "section", str, where), _get(r, "params", dict, where)
+    for key in ("value", "model", "efficiency", "bytes_per_sample"):
+        _get(r, key, _NUMBER, where, optional=key != "value")
+    problem = row_problem(r, derived=_get(r, "derived", bool, where, optional=True) or False)
+    if problem:
+        raise _Impossible(f"{workload} {section} ({format_params(params)}), {where[:-1]}: {problem}")
     return Row(
-        section=_get(r, "section", str, where),
-        params=_get(r, "params", dict, where),
+        section=section,
+        params=params,
         metric=metric,
         unit=_get(r, "unit", str, where),
         value=float(_get(r, "value", _NUMBER, where)),

@@ -67,6 +67,15 @@ def row(section="bandwidth", metric="rate", value=10.0, unit=None, check="PASSED
     }
 
 
+def derived(value: float, section="model", metric="latency", check="n/a", **params) -> dict:
+    """A figure computed from other rows, as ferry writes it (beff's b_eff and model terms): no samples or
+    stats of its own, and its value may be 0 (a fitted t_lat)."""
+    r = row(section=section, metric=metric, value=value, check=check, **params)
+    r.update(derived=True, samples=0, samples_s=[], bytes_per_sample=0, model=None, efficiency=None)
+    del r["stats_s"]
+    return r
+
+
 def document(workload="link", rows=(), verification="PASSED", workloads=None) -> dict:
     return {
         "schema": "ferry.results/1", "ferry_version": "0.1.0", "created_utc": "2026-11-22T00:00:00Z",

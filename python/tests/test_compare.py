@@ -6,7 +6,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import RUNS, document, ferry_binary, row, run_ferry_py, write_json
+from conftest import RUNS, derived, document, ferry_binary, row, run_ferry_py, write_json
 
 from ferry.compare import compare, parse_threshold
 from ferry.results import load
@@ -36,9 +36,10 @@ def test_a_figure_regresses_when_it_moves_the_wrong_way_past_the_threshold(make_
 
 @pytest.mark.parametrize("metric", ["rate", "latency"])
 def test_a_figure_that_is_zero_in_both_runs_is_the_same_and_one_that_leaves_zero_moved(make_results, metric):
-    same = compare(*pair(make_results, [row(metric=metric, value=0.0)], [row(metric=metric, value=0.0)]), 0.05)
+    # Only a derived figure can be 0 (beff's fitted t_lat); a measured one is refused when loaded.
+    same = compare(*pair(make_results, [derived(0.0, metric=metric)], [derived(0.0, metric=metric)]), 0.05)
     assert same.figures[0].verdict(0.05) == "same" and not same.failed
-    moved = compare(*pair(make_results, [row(metric=metric, value=0.0)], [row(metric=metric, value=1.0)]), 0.05)
+    moved = compare(*pair(make_results, [derived(0.0, metric=metric)], [derived(1.0, metric=metric)]), 0.05)
     assert moved.figures[0].verdict(0.05) == ("improved" if metric == "rate" else "regressed")
 
 
@@ -129,8 +130,7 @@ def test_a_malformed_file_exits_two_naming_it(emulator_results, make_results):
 
 def test_a_failed_figure_with_a_zero_latency_is_reported_not_a_crash(make_results):
     from ferry.compare import render
-    comparison = compare(*pair(make_results, [row(metric="latency", value=5.0)],
-                               [row(metric="latency", value=0.0, check="FAILED")], "FAILED"), 0.05)
+    comparison = compare(*pair(make_results, [derived(5.0)], [derived(0.0, check="FAILED")], "FAILED"), 0.05)
     text = render(comparison)
     assert "1 failed verification in NEW" in text and "NEW's verification FAILED" in text
 
