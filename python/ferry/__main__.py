@@ -95,7 +95,8 @@ def compare_main(argv=None) -> int:
         description="The ratio NEW/BASE for every figure both results files hold. Exits 1 when any figure got worse "
                     "by more than the threshold (a rate fell, a latency rose), so CI can gate on it. A file with a row "
                     "that FAILED its check, or whose verification is FAILED, is refused (exit 2, naming the file and "
-                    "the rows) unless --allow-failed.")
+                    "the rows) unless --allow-failed; an incomplete file (a run that ended early) unless "
+                    "--allow-incomplete.")
     parser.add_argument("base", metavar="BASE.json")
     parser.add_argument("new", metavar="NEW.json")
     parser.add_argument("--threshold", default="5%", metavar="PERCENT",
@@ -109,9 +110,14 @@ def compare_main(argv=None) -> int:
                         help="compare even when BASE or NEW has rows that FAILED their check: every printed line then "
                              "begins [FAILED input: BASE] (or NEW, or BASE and NEW); a figure FAILED in NEW still "
                              "exits 1, one FAILED only in BASE reads 'BASE FAILED' and is no regression")
+    parser.add_argument("--allow-incomplete", action="store_true",
+                        help="compare even when BASE or NEW is incomplete (a run that ended early, its rows left in "
+                             "JSON.partial; refused without it, exit 2): the figures both hold are compared, and the "
+                             "output says which file is incomplete and why")
     args = parser.parse_args(argv)
 
-    from .compare import NothingToCompare, compare, failed_inputs, parse_threshold, refusal, render
+    from .compare import (NothingToCompare, compare, failed_inputs, incomplete_inputs, incomplete_refusal,
+                          parse_threshold, refusal, render)
     try:
         threshold = parse_threshold(args.threshold)
         only = tuple(name.strip() for name in args.only.split(",") if name.strip())
@@ -119,6 +125,9 @@ def compare_main(argv=None) -> int:
         failed = failed_inputs(base, new)
         if failed and not args.allow_failed:
             return _fail(BAD_INPUT, refusal(failed))
+        incomplete = incomplete_inputs(base, new)
+        if incomplete and not args.allow_incomplete:
+            return _fail(BAD_INPUT, incomplete_refusal(incomplete))
         comparison = compare(base, new, threshold, only)
     except (ValueError, ResultsError, NothingToCompare) as e:
         return _fail(BAD_INPUT, str(e))

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import sections
-from .results import Results, Row
+from .results import Incomplete, Results, Row
 from .text import format_params, format_value, table
 
 # The params that name a figure, per (workload, section), as each module under
@@ -103,6 +103,31 @@ def refusal(failed: list) -> str:
 
 
 @dataclass(frozen=True)
+class IncompleteInput:
+    """An input whose run ended early: it holds only the figures finished before then."""
+    role: str          # "BASE" or "NEW"
+    path: Path
+    incomplete: Incomplete
+
+    def describe(self) -> str:
+        """"'new.json.partial' (NEW) is incomplete: interrupted by SIGINT: 11 rows, 12 of 40 steps" """
+        return f"'{self.path}' ({self.role}) is incomplete: {self.incomplete.describe()}"
+
+
+def incomplete_inputs(base: Results, new: Results) -> list:
+    """The inputs, BASE then NEW, whose runs ended early."""
+    return [IncompleteInput(role, r.path, r.incomplete) for role, r in (("BASE", base), ("NEW", new))
+            if r.incomplete is not None]
+
+
+def incomplete_refusal(incomplete: list) -> str:
+    """Why `ferry compare` will not compare these inputs without --allow-incomplete."""
+    return ("a run that ended early holds only some of its figures: " + ". ".join(i.describe() for i in incomplete)
+            + ". Compare runs that went to their end, or give --allow-incomplete to compare the figures both hold "
+              "(the output then says which file is incomplete)")
+
+
+@dataclass(frozen=True)
 class Comparison:
     base: Results
     new: Results
@@ -111,6 +136,7 @@ class Comparison:
     only_in_base: list
     only_in_new: list
     failed_inputs: tuple = ()   # FailedInput of BASE and NEW, where their data arrived wrong
+    incomplete_inputs: tuple = ()   # IncompleteInput of BASE and NEW, where their runs ended early
 
     def regressions(self) -> list:
         return [f for f in self.figures if f.verdict(self.threshold) in ("regressed", "FAILED")]
@@ -141,6 +167,7 @@ def compare(base: Results, new: Results, threshold: float, only: tuple = ()) -> 
         only_in_base=[k for k in base_rows if k not in new_rows],
         only_in_new=[k for k in new_rows if k not in base_rows],
         failed_inputs=tuple(failed_inputs(base, new)),
+        incomplete_inputs=tuple(incomplete_inputs(base, new)),
     )
 
 
@@ -178,6 +205,8 @@ def render(comparison: Comparison, show: str = "all") -> str:
     ]
     if _machine(comparison.base) != _machine(comparison.new):
         lines.append("note: the two files come from different machines or backends; their ratios compare machines, not code")
+    lines.extend(f"note: {i.describe()}; the figures its run did not reach are not compared"
+                 for i in comparison.incomplete_inputs)
     lines.append("")
     rows = []
     for f in comparison.figures:

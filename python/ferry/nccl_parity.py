@@ -112,6 +112,9 @@ class FerryRing:
 
 
 def ferry_ring(results: Results, transport: str) -> FerryRing:
+    if results.incomplete is not None:
+        raise ParityError(f"a parity with a run that ended early leaves out what it did not reach: '{results.path}' "
+                          f"is incomplete: {results.incomplete.describe()}; run it to its end")
     failed = failed_input(results, "ferry")
     if failed:
         raise ParityError(f"a parity with data that arrived wrong measures nothing: {failed.describe()}")
@@ -237,8 +240,8 @@ def main(argv=None) -> int:
         prog="python3 -m ferry.nccl_parity",
         description="ferry's beff ring beside nccl-tests' sendrecv_perf, per size from 8 B to 2 MiB and per "
                     "pairing: ferry's time per exchange / nccl-tests' time per iteration, within 1.05 or over. Exit "
-                    "1 when nccl-tests found wrong data, 2 for input the table cannot use (a FAILED or malformed "
-                    "results file, an nccl-tests output with no checked rows).")
+                    "1 when nccl-tests found wrong data, 2 for input the table cannot use (a FAILED, incomplete or "
+                    "malformed results file, an nccl-tests output with no checked rows).")
     parser.add_argument("--pair", nargs=4, action="append", required=True,
                         metavar=("LAYOUT", "RESULTS.json", "TRANSPORT", "NCCL_TESTS.txt"),
                         help="a layout's name (e.g. 'a rank per GPU'), ferry's beff results, the NCCL variant in them "

@@ -26,6 +26,7 @@ figcaption { font-size: 0.85em; color: #444; max-width: 1100px; }
 p.sources, p.aside, p.caption { font-size: 0.9em; color: #333; }
 .banner { padding: 8px 12px; border-radius: 4px; }
 .banner.failed { background: #fbe3e3; color: #8a1010; }
+.banner.incomplete { background: #fff0c2; color: #5c4300; font-weight: bold; }
 details.notes { font-size: 0.85em; }
 """
 
@@ -42,7 +43,7 @@ def build(results: list) -> str:
     nav = "<nav>" + "".join(f'<a href="#workload-{html.escape(n)}">{html.escape(n)}</a>' for n in names) + "</nav>"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1>{nav}{_verification(results)}{_machines(results)}"
+            f"<h1>{html.escape(title)}</h1>{nav}{_incomplete(results)}{_verification(results)}{_machines(results)}"
             + "".join(sections) + "</body></html>\n")
 
 
@@ -68,6 +69,14 @@ def write(results: list, out) -> bytes:
     page = build(results).encode("utf-8")
     output.write(str(out), page)
     return page
+
+
+def _incomplete(results: list) -> str:
+    """A banner per file whose run ended early: its figures are only those the run finished."""
+    return "".join(html.paragraph(f"{r.label} is incomplete: {r.incomplete.describe()}. Its run ended early, so "
+                                  f"it holds only the figures finished before then ({r.path}).",
+                                  cls="banner incomplete")
+                   for r in results if r.incomplete is not None)
 
 
 def _verification(results: list) -> str:

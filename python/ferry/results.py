@@ -91,6 +91,22 @@ class Workload:
 
 
 @dataclass(frozen=True)
+class Incomplete:
+    """A run that ended early (a signal, an error, a poll timeout): the rows it had, left in `<json path>.partial`."""
+    reason: str          # "interrupted by SIGINT", "SIGTERM", or the error's message
+    rows_done: int       # rows in the file, over all workloads
+    steps_done: int      # progress steps begun when it ended
+    steps_planned: int   # progress steps the run planned; 0 when unknown
+
+    def describe(self) -> str:
+        """'interrupted by SIGINT: 11 rows, 12 of 40 steps'"""
+        rows = f"{self.rows_done} row{'' if self.rows_done == 1 else 's'}"
+        steps = (f"{self.steps_done} of {self.steps_planned} steps" if self.steps_planned else
+                 f"{self.steps_done} steps of a plan whose size the run did not know")
+        return f"{self.reason}: {rows}, {steps}"
+
+
+@dataclass(frozen=True)
 class Results:
     path: Path
     label: str
@@ -99,6 +115,7 @@ class Results:
     verification: str
     machine: dict
     workloads: list = field(default_factory=list)
+    incomplete: Optional[Incomplete] = None   # None for a run that went to its end
 
     def workload(self, name: str) -> Optional[Workload]:
         return next((w for w in self.workloads if w.name == name), None)
@@ -206,7 +223,25 @@ def _results(doc: Any, path: Path, label: str) -> Results:
         verification=_get(doc, "verification", str, ""),
         machine=_machine(_get(doc, "machine", dict, "")),
         workloads=parsed,
+        incomplete=_incomplete(doc),
     )
+
+
+def _incomplete(doc: dict) -> Optional[Incomplete]:
+    found = _get(doc, "incomplete", dict, "", optional=True)
+    if found is None:
+        return None
+    reason = _get(found, "reason", str, "incomplete.")
+    return Incomplete(reason, *(_count(found, key, "incomplete.") for key in ("rows_done", "steps_done", "steps_planned")))
+
+
+def _count(obj: dict, key: str, where: str) -> int:
+    if key not in obj:
+        raise _Malformed(f"{where}{key} is missing")
+    value = obj[key]
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _Malformed(f"{where}{key} is {json.dumps(value)[:40]}, not a count")
+    return value
 
 
 def _command_line(doc: dict) -> list:
