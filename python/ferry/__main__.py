@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import output, output_paths
+from . import interrupt, output, output_paths
 from .output_paths import Output
 from .results import ResultsError, load
 
@@ -20,6 +20,10 @@ OK, REGRESSED, BAD_INPUT, FAILURE = 0, 1, 2, 3
 
 
 def report_main(argv=None) -> int:
+    return interrupt.run("ferry report", _report, argv, "nothing was written")
+
+
+def _report(argv, written: interrupt.Written) -> int:
     parser = argparse.ArgumentParser(
         prog="ferry report",
         description="One self-contained HTML page (plots inline, nothing fetched) from ferry results files: the "
@@ -64,11 +68,16 @@ def report_main(argv=None) -> int:
     # With a file on standard output, what ferry report says goes to standard error, so the pipe holds only the file.
     said = sys.stderr if output.STANDARD_OUTPUT in (out, shot) else sys.stdout
     try:
-        page = report.write(results, out)
+        page = report.build(results).encode("utf-8")
     except ResultsError as e:
         return _fail(BAD_INPUT, str(e))
+    if output.written_in_place(out):
+        written.now(f"the page written {_to(out)} may be cut short (it is written in place)")
+    try:
+        output.write(out, page)
     except OSError as e:
         return _fail(FAILURE, f"cannot write {_named(out)}: {e.strerror or e}{output.links_to(out)}")
+    written.now(f"wrote the page {_to(out)}", *(["not the screenshot"] if shot else []))
     workloads = sorted({w.name for r in results for w in r.workloads})
     print(f"ferry report: wrote {_shown(out)} ({len(page) / 1e6:.1f} MB): {', '.join(workloads)} from "
           f"{len(results)} file{'s' if len(results) > 1 else ''}", file=said)
@@ -82,6 +91,7 @@ def report_main(argv=None) -> int:
                 shown = render(copy, shot)
         except (BrowserError, OSError) as e:
             return _fail(FAILURE, f"screenshot: {e}")
+        written.now(f"wrote the page {_to(out)}", f"the screenshot {_to(shot)}")
         print(f"ferry report: screenshot {_shown(shot)}" + (" (the page is taller; the screenshot shows its top)"
                                                              if shown.clipped else ""), file=said)
         for message in shown.console:
@@ -90,6 +100,10 @@ def report_main(argv=None) -> int:
 
 
 def compare_main(argv=None) -> int:
+    return interrupt.run("ferry compare", _compare, argv, "nothing was compared")
+
+
+def _compare(argv, written: interrupt.Written) -> int:
     parser = argparse.ArgumentParser(
         prog="ferry compare",
         description="The ratio NEW/BASE for every figure both results files hold. Exits 1 when any figure got worse "
@@ -135,7 +149,10 @@ def compare_main(argv=None) -> int:
         for name in results.edited_workloads():
             print(f"ferry compare: warning: '{results.path}': the {name} rows do not match the checksum ferry wrote "
                   "with them; the file was edited after the run", file=sys.stderr)
+    written.now("the comparison printed may be cut short")
     sys.stdout.write(render(comparison, args.show))
+    sys.stdout.flush()
+    written.now("the comparison was printed whole")
     return REGRESSED if comparison.failed else OK
 
 
@@ -156,6 +173,10 @@ def _shown(path: str) -> str:
 
 def _named(path: str) -> str:
     return "to standard output (-)" if path == output.STANDARD_OUTPUT else f"'{path}'"
+
+
+def _to(path: str) -> str:
+    return "to standard output (-)" if path == output.STANDARD_OUTPUT else f"to '{path}'"
 
 
 def _fail(code: int, message: str) -> int:

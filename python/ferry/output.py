@@ -49,6 +49,18 @@ def write(path: str, data: bytes) -> None:
             os.close(fd)
 
 
+def written_in_place(path: str) -> bool:
+    """Whether path's bytes go straight to a reader (standard output, a FIFO, a device), so that a write
+    cut short leaves part of them there; a regular file is renamed in whole or not at all."""
+    if path == STANDARD_OUTPUT:
+        return True
+    try:
+        mode = _destination(path)[1]
+    except OSError:
+        return False
+    return mode is not None and not stat.S_ISREG(mode)
+
+
 def why_not_writable(path: str) -> str:
     """Why path cannot be written ("" when it can), found without waiting, leaving a file
     behind or replacing anything. A FIFO is checked for permission only: opening it would

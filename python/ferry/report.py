@@ -2,7 +2,7 @@
 nothing fetched) with the machines at the top and a section per workload found."""
 from __future__ import annotations
 
-from . import html, output, plots, sections
+from . import html, plots, sections
 from .results import Results, ResultsError
 from .sections import generic
 from .sections.common import Entry
@@ -61,14 +61,6 @@ def _render(name: str, entries: list) -> str:
         plots.discard_open()   # however it ended, no figure of this section outlives it
     files = ", ".join(sorted({f"'{e.results.path}'" for e in entries}))
     raise ResultsError(f"{files}: cannot be drawn: {problem}")
-
-
-def write(results: list, out) -> bytes:
-    """Builds the page and writes it where out points (output.py's rules: - for standard
-    output, a link through to its target, a FIFO in place); returns the page."""
-    page = build(results).encode("utf-8")
-    output.write(str(out), page)
-    return page
 
 
 def _incomplete(results: list) -> str:

@@ -1,0 +1,115 @@
+"""Ctrl-C (SIGINT) or SIGTERM during `ferry report` or `ferry compare`: one line saying what was and was not
+written, exit 128 + the signal (130, 143), no traceback, and no output left half-written. Each test stops
+the command at a known point, never after a delay: reading a results file that is a FIFO (the test holds
+its write end open and writes nothing, so the command waits in load until the signal comes), or a
+Chromium stand-in that signals its parent, so the page is written and the screenshot is not."""
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import PYTHON_DIR, document, row
+
+from ferry import output
+
+LONGEST_S = 300   # only a command that never reaches the FIFO waits this long, and then the test fails
+
+
+@pytest.fixture
+def results(make_results):
+    return make_results("r.json", document("link", rows=[row(bytes=1024)]))
+
+
+def start(*args, env=None) -> subprocess.Popen:
+    env = dict(env or os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "ferry", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def wait_in_load(fifo, proc: subprocess.Popen) -> int:
+    """Opens the FIFO's write end once the command has opened its read end, so the command is inside
+    load, waiting for bytes that never come. Returns the write end."""
+    deadline = time.monotonic() + LONGEST_S
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:
+            if e.errno != errno.ENXIO:   # ENXIO: no reader yet
+                raise
+        if proc.poll() is not None:
+            pytest.fail(f"the command ended ({proc.returncode}) before it read the FIFO: {proc.communicate()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail("the command never opened the FIFO")
+        time.sleep(0.01)
+
+
+def signalled_while_loading(args: list, fifo, signum: int) -> subprocess.CompletedProcess:
+    os.mkfifo(fifo)
+    proc = start(*args)
+    fd = wait_in_load(fifo, proc)
+    try:
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=LONGEST_S)
+    finally:
+        os.close(fd)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("signum, code, said", [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+])
+def test_a_signal_while_report_reads_is_one_line_and_the_previous_page_stays(results, tmp_path, signum, code, said):
+    page = tmp_path / "page.html"
+    page.write_text("the previous page\n")
+    done = signalled_while_loading(["report", results, tmp_path / "slow.json", "-o", page], tmp_path / "slow.json",
+                                   signum)
+    assert done.returncode == code, done.stderr
+    assert done.stderr == f"ferry report: {said}; nothing was written\n", done.stderr
+    assert done.stdout == "" and page.read_text() == "the previous page\n"
+    assert sorted(os.listdir(tmp_path)) == ["page.html", "r.json", "slow.json"]
+
+
+@pytest.mark.parametrize("signum, code, said", [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+])
+def test_a_signal_while_compare_reads_is_one_line(results, tmp_path, signum, code, said):
+    done = signalled_while_loading(["compare", results, tmp_path / "slow.json"], tmp_path / "slow.json", signum)
+    assert done.returncode == code, done.stderr
+    assert done.stderr == f"ferry compare: {said}; nothing was compared\n", done.stderr
+    assert done.stdout == ""
+
+
+def test_ctrl_c_during_the_screenshot_says_the_page_was_written_and_the_screenshot_not(results, tmp_path):
+    chromium = tmp_path / "chromium"
+    # Ctrl-C while Chromium works. The signal reaches ferry report before the stand-in's exit can: a pending
+    # signal is taken on the way back from the wait, so the report never sees Chromium finish.
+    chromium.write_text("#!/bin/sh\nkill -INT $PPID\n")
+    chromium.chmod(0o755)
+    page, shot = tmp_path / "page.html", tmp_path / "page.png"
+    proc = start("report", results, "-o", page, "--screenshot", shot, env=dict(os.environ, FERRY_CHROMIUM=str(chromium)))
+    out, err = proc.communicate(timeout=LONGEST_S)
+    assert proc.returncode == 130, err
+    assert err == f"ferry report: interrupted; wrote the page to '{page}', not the screenshot\n", err
+    assert page.read_text().startswith("<!DOCTYPE html>") and not shot.exists()
+    assert sorted(os.listdir(tmp_path)) == ["chromium", "page.html", "r.json"]
+
+
+def test_an_interrupted_write_leaves_the_previous_file_and_no_temporary_one(tmp_path, monkeypatch):
+    page = tmp_path / "page.html"
+    page.write_text("the previous page\n")
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(output.os, "fsync", interrupted)   # the page written, not yet renamed over the old one
+    with pytest.raises(KeyboardInterrupt):
+        output.write(str(page), b"<!DOCTYPE html>" + b"x" * 100000)
+    assert page.read_text() == "the previous page\n" and os.listdir(tmp_path) == ["page.html"]
