@@ -1,10 +1,13 @@
 """`ferry report` and `ferry compare` (the C++ `ferry` forwards both here).
 
 Exit codes follow ferry's: 0 success; 1 compare found a figure that regressed past
-the threshold, or NEW failed verification (compared with --allow-failed); 2 bad
-input (a missing or malformed results file, a bad option, or for compare a file
-that failed verification, without --allow-failed); 3 something outside ferry
-failed (a missing Python package or browser, a file that could not be written)."""
+the threshold (GPU timings only), or NEW failed verification (compared with
+--allow-failed); 2 bad input (a missing or malformed results file, a number in one
+that cannot be, a bad option, an output that names an input, or for compare a file
+that failed verification or is incomplete, without --allow-failed or
+--allow-incomplete); 3 something outside ferry failed (a missing Python package or
+browser, a file that could not be written); 130 or 143 interrupted by SIGINT or
+SIGTERM."""
 from __future__ import annotations
 
 import argparse
@@ -107,7 +110,9 @@ def _compare(argv, written: interrupt.Written) -> int:
     parser = argparse.ArgumentParser(
         prog="ferry compare",
         description="The ratio NEW/BASE for every figure both results files hold. Exits 1 when any figure got worse "
-                    "by more than the threshold (a rate fell, a latency rose), so CI can gate on it. A file with a row "
+                    "by more than the threshold (a rate fell, a latency rose), so CI can gate on it. The emulator's "
+                    "timings are CPU timings, which vary with the machine's load: where BASE or NEW holds them, the "
+                    "ratios are printed, not judged, and only a figure FAILED in NEW exits 1. A file with a row "
                     "that FAILED its check, or whose verification is FAILED, is refused (exit 2, naming the file and "
                     "the rows) unless --allow-failed; an incomplete file (a run that ended early) unless "
                     "--allow-incomplete.")

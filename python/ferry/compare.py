@@ -138,12 +138,33 @@ class Comparison:
     failed_inputs: tuple = ()   # FailedInput of BASE and NEW, where their data arrived wrong
     incomplete_inputs: tuple = ()   # IncompleteInput of BASE and NEW, where their runs ended early
 
+    @property
+    def emulated(self) -> list:
+        """'BASE', 'NEW': the inputs whose timings are the emulator's CPU timings."""
+        return [role for role, r in (("BASE", self.base), ("NEW", self.new)) if emulated_timings(r)]
+
+    def verdict(self, figure: Figure) -> str:
+        """The figure's verdict, or 'not judged' where an input's timings are CPU timings: they move with the
+        machine's load, past any threshold. Data that arrived wrong is judged all the same."""
+        verdict = figure.verdict(self.threshold)
+        return NOT_JUDGED if self.emulated and verdict in ("regressed", "improved", "same") else verdict
+
     def regressions(self) -> list:
-        return [f for f in self.figures if f.verdict(self.threshold) in ("regressed", "FAILED")]
+        return [f for f in self.figures if self.verdict(f) in ("regressed", "FAILED")]
 
     @property
     def failed(self) -> bool:
         return bool(self.regressions()) or self.new.verification == "FAILED"
+
+
+NOT_JUDGED = "not judged"
+
+
+def emulated_timings(results: Results) -> bool:
+    """Timings of ferry's CPU emulator (machine.backend "emu", machine.timings "emulated: CPU timings, not GPU
+    timings"), not of a GPU."""
+    return (results.machine.get("backend") == "emu"
+            or str(results.machine.get("timings", "")).startswith("emulated"))
 
 
 class NothingToCompare(Exception):
@@ -207,14 +228,18 @@ def render(comparison: Comparison, show: str = "all") -> str:
         lines.append("note: the two files come from different machines or backends; their ratios compare machines, not code")
     lines.extend(f"note: {i.describe()}; the figures its run did not reach are not compared"
                  for i in comparison.incomplete_inputs)
+    if comparison.emulated:
+        lines.append(f"note: {' and '.join(comparison.emulated)} {'hold' if len(comparison.emulated) > 1 else 'holds'} "
+                     "the emulator's timings: CPU timings, not GPU timings, which vary with the machine's load. "
+                     "The ratios are printed, not judged: no figure counts as regressed or improved (one that "
+                     "FAILED its check still does)")
     lines.append("")
     rows = []
     for f in comparison.figures:
-        verdict = f.verdict(t)
-        if show == "changed" and verdict == "same":
+        if show == "changed" and f.verdict(t) == "same":   # past the threshold either way, judged or not
             continue
         rows.append([f.workload, f.section, f.name, format_value(f.base.value, f.unit),
-                     format_value(f.new.value, f.unit), f"{f.ratio:.3f}", _better_word(f), verdict])
+                     format_value(f.new.value, f.unit), f"{f.ratio:.3f}", _better_word(f), comparison.verdict(f)])
     if rows:
         lines.append(table(["workload", "section", "figure", "base", "new", "new/base", "better if", "verdict"], rows))
     regressed = comparison.regressions()
@@ -222,10 +247,12 @@ def render(comparison: Comparison, show: str = "all") -> str:
               for v in ("regressed", "FAILED", "BASE FAILED", "improved", "same")}
     lines.append("")
     in_base = f"{counts['BASE FAILED']} failed verification in BASE, " if counts["BASE FAILED"] else ""
-    lines.append(
-        f"{len(comparison.figures)} figures compared at a {t * 100:g}% threshold: "
-        f"{counts['regressed']} regressed, {counts['FAILED']} failed verification in NEW, {in_base}"
-        f"{counts['improved']} improved, {counts['same']} within the threshold")
+    judged = (f"{counts['regressed']} regressed, {counts['FAILED']} failed verification in NEW, {in_base}"
+              f"{counts['improved']} improved" if not comparison.emulated else
+              f"{NOT_JUDGED} (CPU timings), {counts['FAILED']} failed verification in NEW, {in_base}"
+              f"{counts['regressed'] + counts['improved']} moved past the threshold")
+    lines.append(f"{len(comparison.figures)} figures compared at a {t * 100:g}% threshold: {judged}, "
+                 f"{counts['same']} within the threshold")
     if comparison.only_in_base or comparison.only_in_new:
         lines.append(f"{len(comparison.only_in_base)} figures only in BASE, {len(comparison.only_in_new)} only in NEW (not compared)")
     lines.extend(failed.describe() for failed in comparison.failed_inputs)
