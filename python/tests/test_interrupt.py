@@ -1,8 +1,8 @@
 """Ctrl-C (SIGINT) or SIGTERM during `ferry report` or `ferry compare`: one line saying what was and was not
 written, exit 128 + the signal (130, 143), no traceback, and no output left half-written. Each test stops
 the command at a known point, never after a delay: reading a results file that is a FIFO (the test holds
-its write end open and writes nothing, so the command waits in load until the signal comes), or a
-Chromium stand-in that signals its parent, so the page is written and the screenshot is not."""
+its write end open and writes nothing, and signals once the command sleeps in its read), or a Chromium
+stand-in that signals its parent, so the page is written and the screenshot is not."""
 from __future__ import annotations
 
 import errno
@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from conftest import PYTHON_DIR, document, row
@@ -31,22 +32,39 @@ def start(*args, env=None) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=env)
 
 
+def sleeps_reading(pid: int, fifo) -> bool:
+    """Whether the process sleeps in a system call on its descriptor of the FIFO: its read. A signal that
+    came earlier, between its open and its read, would be seen by Python only after the read returned,
+    which it never does; one that comes now interrupts the read. /proc/PID/syscall names a sleeping
+    process's call and its arguments, the descriptor first ("running" while it runs)."""
+    try:
+        words = Path(f"/proc/{pid}/syscall").read_text().split()
+    except PermissionError as e:
+        pytest.skip(f"cannot see the command's system call here: {e}")
+    try:
+        return len(words) > 1 and os.readlink(f"/proc/{pid}/fd/{int(words[1], 16)}") == os.path.realpath(fifo)
+    except (OSError, ValueError):   # not a descriptor, or not open
+        return False
+
+
 def wait_in_load(fifo, proc: subprocess.Popen) -> int:
-    """Opens the FIFO's write end once the command has opened its read end, so the command is inside
-    load, waiting for bytes that never come. Returns the write end."""
-    deadline = time.monotonic() + LONGEST_S
-    while True:
-        try:
-            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError as e:
-            if e.errno != errno.ENXIO:   # ENXIO: no reader yet
-                raise
+    """Opens the FIFO's write end once the command has opened its read end, and returns it once the
+    command sleeps in its read, inside load, waiting for bytes that never come."""
+    deadline, fd = time.monotonic() + LONGEST_S, None
+    while fd is None or not sleeps_reading(proc.pid, fifo):
+        if fd is None:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:   # ENXIO: no reader yet
+                    raise
         if proc.poll() is not None:
             pytest.fail(f"the command ended ({proc.returncode}) before it read the FIFO: {proc.communicate()}")
         if time.monotonic() > deadline:
             proc.kill()
-            pytest.fail("the command never opened the FIFO")
+            pytest.fail("the command never slept reading the FIFO")
         time.sleep(0.01)
+    return fd
 
 
 def signalled_while_loading(args: list, fifo, signum: int) -> subprocess.CompletedProcess:
