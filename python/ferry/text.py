@@ -14,10 +14,11 @@ def format_bytes(n) -> str:
     if _not_finite(n):
         return str(n)
     n = int(n)
+    # Exact, as ferry's tables print sizes: in the unit where eighths of it say the size (1.5 KiB), else in
+    # bytes (4099 B, not a rounded "4.00 KiB").
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
-            value = n / size
-            return f"{value:g} {unit}" if value == int(value) else f"{value:.2f} {unit}"
+            return f"{n / size:g} {unit}" if n % (size // 8) == 0 else f"{n} B"
     return f"{n} B"
 
 

@@ -131,3 +131,53 @@ def test_an_interrupted_write_leaves_the_previous_file_and_no_temporary_one(tmp_
     with pytest.raises(KeyboardInterrupt):
         output.write(str(page), b"<!DOCTYPE html>" + b"x" * 100000)
     assert page.read_text() == "the previous page\n" and os.listdir(tmp_path) == ["page.html"]
+
+
+def child_of(pid: int) -> int | None:
+    """The one child process of `pid` (the C++ ferry's Python), or None before it is started."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if children else None
+
+
+@pytest.mark.parametrize("signum, code, said", [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "terminated (SIGTERM)"),
+])
+def test_the_command_line_passes_a_signal_to_its_python_and_exits_as_it_does(results, tmp_path, signum, code, said):
+    """`ferry report` as users run it: the C++ ferry forwards to Python and waits. A SIGTERM sent to the
+    C++ process alone (`kill PID`, a batch system) is passed on, so no Python is left running; a Ctrl-C
+    reaches the whole process group on a terminal, so the C++ process ignores it and the child says what
+    it wrote. Either way the command exits as its Python does, with its one line."""
+    from conftest import ferry_binary
+    fifo = tmp_path / "slow.json"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([str(ferry_binary()), "report", str(results), str(fifo), "-o", str(tmp_path / "p.html")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline, fd, python = time.monotonic() + LONGEST_S, None, None
+    while python is None or fd is None or not sleeps_reading(python, fifo):
+        python = python or child_of(proc.pid)
+        if fd is None:
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:
+                    raise
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the command's Python never slept reading the FIFO: {proc.communicate()}")
+        time.sleep(0.01)
+    try:
+        if signum == signal.SIGINT:
+            os.killpg(proc.pid, signum)   # a terminal's Ctrl-C: every process of the foreground group
+        else:
+            proc.send_signal(signum)      # the C++ process alone
+        out, err = proc.communicate(timeout=LONGEST_S)
+    finally:
+        os.close(fd)
+    assert proc.returncode == code, err
+    assert err == f"ferry report: {said}; nothing was written\n", err
+    assert not Path(f"/proc/{python}").exists() or "Z" in Path(f"/proc/{python}/stat").read_text().split()[2], \
+        "the Python child was left running"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +113,63 @@ class StartedSignal {
   int fds_[2] = {-1, -1};
 };
 
+// While the parent waits, the child is the command: Ctrl-C on a terminal reaches both (one process group), so
+// the parent ignores it and lets the child say what it wrote; a SIGTERM sent to the parent alone (`kill PID`, a
+// batch system) is passed on, so the child is not left running. The child starts with both at their defaults.
+volatile sig_atomic_t child_to_signal = 0;
+volatile sig_atomic_t signal_before_spawn = 0;  // a SIGTERM that came before the child had a pid
+
+void pass_on(int signal) {
+  if (child_to_signal > 0) ::kill(static_cast<pid_t>(child_to_signal), signal);
+  else signal_before_spawn = signal;
+}
+
+class WhileChildRuns {
+ public:
+  WhileChildRuns() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &before_interrupt_);
+    struct sigaction forward {};
+    forward.sa_handler = pass_on;
+    sigemptyset(&forward.sa_mask);
+    ::sigaction(SIGTERM, &forward, &before_terminate_);
+  }
+  ~WhileChildRuns() {
+    child_to_signal = 0;
+    signal_before_spawn = 0;
+    ::sigaction(SIGINT, &before_interrupt_, nullptr);
+    ::sigaction(SIGTERM, &before_terminate_, nullptr);
+  }
+  WhileChildRuns(const WhileChildRuns&) = delete;
+  WhileChildRuns& operator=(const WhileChildRuns&) = delete;
+
+ private:
+  struct sigaction before_interrupt_ {};
+  struct sigaction before_terminate_ {};
+};
+
+// The child's SIGINT and SIGTERM at their defaults, whatever the parent does with them while it waits.
+class DefaultSignals {
+ public:
+  DefaultSignals() {
+    posix_spawnattr_init(&attributes_);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes_, &defaults);
+    posix_spawnattr_setflags(&attributes_, POSIX_SPAWN_SETSIGDEF);
+  }
+  ~DefaultSignals() { posix_spawnattr_destroy(&attributes_); }
+  DefaultSignals(const DefaultSignals&) = delete;
+  DefaultSignals& operator=(const DefaultSignals&) = delete;
+  const posix_spawnattr_t* get() const { return &attributes_; }
+
+ private:
+  posix_spawnattr_t attributes_;
+};
+
 }  // namespace
 
 bool is_python_command(const std::string& name) { return name == "report" || name == "compare"; }
@@ -134,11 +192,15 @@ int forward_to_python(const std::vector<std::string>& args) {
   for (auto& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  const WhileChildRuns waiting;
+  const DefaultSignals child_signals;
   pid_t child = 0;
-  if (const int failed = posix_spawnp(&child, python.c_str(), nullptr, nullptr, argv.data(), envp.data()))
+  if (const int failed = posix_spawnp(&child, python.c_str(), nullptr, child_signals.get(), argv.data(), envp.data()))
     throw RuntimeFailure(fmt::format("ferry {} runs in Python, and '{}' could not be started ({}); set FERRY_PYTHON "
                                      "to a Python 3 with matplotlib",
                                      args.at(0), python, std::strerror(failed)));
+  child_to_signal = child;
+  if (signal_before_spawn != 0) ::kill(child, signal_before_spawn);
   started.close_write_end();
   int status = 0;
   while (waitpid(child, &status, 0) < 0)

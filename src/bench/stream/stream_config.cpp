@@ -139,13 +139,13 @@ void validate(Backend& backend, const StreamConfig& config) {
   if (needed > status.free_bytes)
     throw UsageError(
         fmt::format("this stream needs {} on device {}, which has {} free: lower --total, --chunks or --depth",
-                    format_bytes(needed), config.device, format_bytes(status.free_bytes)));
+                    format_capacity(needed), config.device, format_capacity(status.free_bytes)));
   validate_corrupt_output(config, backend.capabilities());
   const std::uint64_t host_bytes = read_host_facts().memory_bytes;
   if (host_bytes > 0 && 2 * config.total_bytes > host_bytes)
     throw UsageError(fmt::format("a {} stream needs {} of host memory (input and output); this host has {}",
                                  format_bytes(config.total_bytes), format_bytes(2 * config.total_bytes),
-                                 format_bytes(host_bytes)));
+                                 format_capacity(host_bytes)));
 }
 
 }  // namespace ferry::stream
