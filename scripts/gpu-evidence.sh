@@ -115,6 +115,35 @@ nccl_tests_parity() {
   rm -rf "$runs"
   [ $code -eq 0 ]
 }
+# The machine as docs/results names its files: h100, h200x2, ...
+machine_name() {
+  local model count
+  model=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'H100|H200|A100|B200' | head -1)
+  count=$(nvidia-smi -L | wc -l)
+  model=${model:-gpu}
+  if [ "$count" -gt 1 ]; then echo "${model,,}x$count"; else echo "${model,,}"; fi
+}
+# Every results file of this run beside the evidence it would replace (docs/results/NAME-MACHINE.json[.gz], NAME
+# as the run named its file), before anything is replaced: the figures that moved by more than 3% either way, with
+# the commits and dates of both files, in compare.txt. A regression found here is fixed, or its measured cause is
+# named in the workload's page, before the new file goes in.
+compare_with_evidence() {
+  local machine new name old found=0
+  machine=$(machine_name)
+  for new in "$out"/*.json; do
+    grep -q '"ferry.results/1"' "$new" 2> /dev/null || continue  # a trace or a machine profile: no figures
+    name=$(basename "$new" .json)
+    for old in "docs/results/$name-$machine.json" "docs/results/$name-$machine.json.gz"; do
+      [ -f "$old" ] || continue
+      found=1
+      echo "## $name: this run against $old, the figures that moved more than 3% either way"
+      PYTHONPATH=python python3 -m ferry compare "$old" "$new" --threshold 3% --show changed --allow-failed \
+        --allow-incomplete || true
+      echo
+    done
+  done
+  [ $found -eq 1 ] || echo "no evidence in docs/results to compare with (files named NAME-$machine.json[.gz])"
+}
 case "$workload" in
   link)
     $ferry run link -q --json "$out/link.json" --csv "$out/link.csv" "$@" | tee "$out/link.txt"
@@ -169,6 +198,8 @@ case "$workload" in
     cat "$out/beff-model.txt"
     nccl_tests_parity || status=1
     into_machine_file nvidia-smi.txt build.log ctest.log nccl-tests-build.log
+    compare_with_evidence 2>&1 | tee "$out/compare.txt"
+    into_machine_file compare.txt
     exit $status
     ;;
   topo)
@@ -184,6 +215,8 @@ case "$workload" in
       > "$out/topo-mpi.txt" 2>&1 || status=1
     summary "$out/topo-mpi.txt"
     into_machine_file nvidia-smi.txt build.log ctest.log
+    compare_with_evidence 2>&1 | tee "$out/compare.txt"
+    into_machine_file compare.txt
     exit $status
     ;;
   *)
@@ -191,3 +224,5 @@ case "$workload" in
     exit 2
     ;;
 esac
+into_machine_file nvidia-smi.txt build.log ctest.log
+compare_with_evidence | tee "$out/compare.txt"

@@ -215,14 +215,20 @@ def _figures(results: Results, only: tuple) -> dict:
     return named
 
 
+def _made(results) -> str:
+    """When, and by which commit's code, a file was made: what a figure that moved is traced back to."""
+    commit = f"commit {results.source_commit}" if results.source_commit else "commit not recorded"
+    return f"{commit}, {results.created_utc or 'no date'}"
+
+
 def render(comparison: Comparison, show: str = "all") -> str:
     """The table of ratios and a one-line summary. show='changed' leaves out
     figures whose verdict is 'same'. When an input failed verification, every
     line begins with a marker naming it, so no line reads as a clean comparison."""
     t = comparison.threshold
     lines = [
-        f"BASE {comparison.base.path}: {_machine(comparison.base)}",
-        f"NEW  {comparison.new.path}: {_machine(comparison.new)}",
+        f"BASE {comparison.base.path}: {_machine(comparison.base)}; {_made(comparison.base)}",
+        f"NEW  {comparison.new.path}: {_machine(comparison.new)}; {_made(comparison.new)}",
     ]
     if _machine(comparison.base) != _machine(comparison.new):
         lines.append("note: the two files come from different machines or backends; their ratios compare machines, not code")

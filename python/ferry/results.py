@@ -116,6 +116,7 @@ class Results:
     machine: dict
     workloads: list = field(default_factory=list)
     incomplete: Optional[Incomplete] = None   # None for a run that went to its end
+    source_commit: str = ""   # the commit of the code that made it; "" in files from before ferry recorded it
 
     def workload(self, name: str) -> Optional[Workload]:
         return next((w for w in self.workloads if w.name == name), None)
@@ -224,6 +225,7 @@ def _results(doc: Any, path: Path, label: str) -> Results:
         machine=_machine(_get(doc, "machine", dict, "")),
         workloads=parsed,
         incomplete=_incomplete(doc),
+        source_commit=_get(doc, "source_commit", str, "", optional=True) or "",
     )
 
 

@@ -95,6 +95,7 @@ struct Incomplete {
 struct Results {
   static constexpr const char* schema = "ferry.results/1";
   std::string ferry_version;
+  std::string source_commit;  // the commit of the code that made it ("" when the build could not tell)
   std::string created_utc;
   std::vector<std::string> command_line;
   Machine machine;

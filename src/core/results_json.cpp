@@ -149,6 +149,7 @@ std::string results_to_json(const Results& results) {
       {"machine", to_json(results.machine)},
       {"workloads", workloads},
   };
+  if (!results.source_commit.empty()) doc["source_commit"] = results.source_commit;
   if (const auto& ended = results.incomplete)
     doc["incomplete"] = {{"reason", ended->reason},
                          {"rows_done", ended->rows_done},

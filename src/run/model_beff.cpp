@@ -10,6 +10,7 @@
 #include "core/check.hpp"
 #include "core/error.hpp"
 #include "core/results_json.hpp"
+#include "core/source_commit.hpp"
 #include "core/units.hpp"
 #include "model/beff_model.hpp"
 #include "run/beff_prediction.hpp"
@@ -95,6 +96,7 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
     terms = measure_transport_terms(*backend, results, o.quiet);
   }
   results.ferry_version = FERRY_VERSION;
+  results.source_commit = source_commit();
   results.created_utc = utc_now_iso8601();
   results.command_line = command_line;
 

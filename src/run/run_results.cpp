@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/output_file.hpp"
 #include "core/results_json.hpp"
+#include "core/source_commit.hpp"
 #include "core/table.hpp"
 #include "core/text.hpp"
 #include "run/standard_output.hpp"
@@ -15,6 +16,7 @@ namespace ferry {
 Results start_results(Backend& backend, const std::vector<std::string>& command_line, std::ostream& out) {
   Results results;
   results.ferry_version = FERRY_VERSION;
+  results.source_commit = source_commit();
   results.created_utc = utc_now_iso8601();
   results.command_line = command_line;
   results.machine = backend.describe_machine();
