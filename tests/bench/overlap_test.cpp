@@ -97,6 +97,16 @@ TEST(OverlapModel, PipelinedIsTheBusiestStagePlusOneSubBufferThroughTheOthers) {
       << "more sub-buffers: a shorter fill and drain";
 }
 
+TEST(OverlapModel, TheSharedLinkSplitsBothWaysEvenlyWhileCReturnsThenAAndBComeInAlone) {
+  Rates r = rates();
+  r.bidirectional_Bps = 16;  // both ways at once: 8 B/s each, below either direction's 10 alone
+  // 1000 B of c out at 8 B/s (125 s), 1000 B of a and b in meanwhile, the other 1000 B in alone at 10 B/s.
+  EXPECT_DOUBLE_EQ(shared_link_time(1000, r), 125 + 100);
+  r.bidirectional_Bps = 40;  // the link no limit: each direction at its own rate, c out at 10 and a, b in at 10
+  EXPECT_DOUBLE_EQ(shared_link_time(1000, r), 100 + 100);
+  EXPECT_EQ(shared_link_time(1000, rates()), 0) << "no both-ways rate (pageable memory): no prediction";
+}
+
 // A part in 10^12: rounding, far below any term of the model scaled by 1.1.
 void expect_seconds(const Prediction& p, double expected) {
   EXPECT_NEAR(p.seconds, expected, 1e-12 * expected) << p.basis;

@@ -188,6 +188,11 @@ OverlapOutcome run(Backend& backend, const OverlapConfig& config, const model::D
                                      std::min<std::size_t>(config.streams, best.split.parts.size()),
                                      best_row.value() * 1e3, against_model, compared(best_row.value(), serial_s),
                                      serial_s * 1e3, compared(best_row.value(), cpu_s), cpu_s * 1e3));
+  if (const double shared_s = shared_link_time(config.vector_bytes(), rates); shared_s > 0)
+    result.notes.push_back(fmt::format(
+        "best pipelined: {:.3f}x the shared-link time ({:.2f} ms: while c returns, each direction moves half of "
+        "link's both-ways {:.2f} GB/s, then a and b's rest comes in alone at H2D; a prediction, not a bound)",
+        best_row.value() / shared_s, shared_s * 1e3, rates.bidirectional_Bps / 1e9));
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every word is checked as on a GPU, but the timings are CPU timings");
 

@@ -31,4 +31,13 @@ Prediction pipelined_bound(std::uint64_t vector_bytes, const Split& split, const
   return best;
 }
 
+double shared_link_time(std::uint64_t vector_bytes, const Rates& r) {
+  if (r.bidirectional_Bps <= 0) return 0;
+  const auto B = static_cast<double>(vector_bytes);
+  const double in_Bps = std::min(r.h2d_Bps, r.bidirectional_Bps / 2),
+               out_Bps = std::min(r.d2h_Bps, r.bidirectional_Bps / 2);
+  const double both = B / out_Bps;  // c's return, with a and b coming in beside it
+  return both + std::max(0.0, 2 * B - in_Bps * both) / r.h2d_Bps;
+}
+
 }  // namespace ferry::overlap

@@ -29,4 +29,11 @@ Prediction serial_time(std::uint64_t vector_bytes, const Rates& rates);
 // drain), or both copy directions sharing PCIe, whichever is longest.
 Prediction pipelined_bound(std::uint64_t vector_bytes, const Split& split, const Rates& rates);
 
+// What the link gives when it shares itself evenly: while c returns, each direction moves at most half of link's
+// both-ways rate, then a and b's rest comes in alone at H2D. A prediction from link's figures, not a bound: the
+// bound lets the directions split the link as the bytes need (3 x vector / bidirectional). On one H100 the best
+// pipelined run came within 0.3-3.6% of this in four runs, where it read 1.10-1.11x the bound.
+// Seconds, or 0 when link's both-ways rate is not known (pageable memory).
+double shared_link_time(std::uint64_t vector_bytes, const Rates& rates);
+
 }  // namespace ferry::overlap
