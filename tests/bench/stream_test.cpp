@@ -541,7 +541,7 @@ TEST(Stream, ARunIsRefusedWhenItsDesignsBuffersPerChunkInFlightExceedTheDevice) 
     validate(backend, c);
     ADD_FAILURE() << "pipeline's two buffers x depth 2 x 3/8 of the device were accepted";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("this stream needs " + format_bytes(4 * c.total_bytes)), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("this stream needs " + format_capacity(4 * c.total_bytes)), std::string::npos)
         << e.what();
   }
   c.depths = {1};
