@@ -67,11 +67,15 @@ Progress::~Progress() {
 
 void Progress::expect(std::size_t steps) const {
   expected_ += steps;
-  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
+  count_steps_in_journal();
 }
 
 void Progress::expect_fewer(std::size_t steps) const {
   expected_ -= std::min(steps, expected_);
+  count_steps_in_journal();
+}
+
+void Progress::count_steps_in_journal() const {
   if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
 }
 
@@ -79,11 +83,16 @@ void Progress::keep_rows(const WorkloadResult& so_far) const {
   if (RunJournal* journal = current_journal()) journal->keep_rows(journal_place_, so_far);
 }
 
+bool Progress::keeps_rows() const {
+  const RunJournal* journal = current_journal();
+  return journal && journal->keeping();
+}
+
 void Progress::step(const std::string& what) const {
   const auto now = std::chrono::steady_clock::now();
   if (taken_ == 0) first_step_ = now;
   ++taken_;
-  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
+  count_steps_in_journal();
   if (keep_steps_) kept_.push_back(what);
   switch (output_) {
     case Output::quiet: return;

@@ -36,6 +36,9 @@ class Progress {
   // The rows the workload has finished so far, whole each time (a derived row may change as rows come): the run's
   // journal keeps them (core/run_journal.hpp), so that a run that ends early loses none.
   void keep_rows(const WorkloadResult& so_far) const;
+  // Whether the run's journal keeps rows (a results file was asked for, on rank 0): a workload that must make its
+  // rows whole to give them (beff's, topo's, stream's) asks first, so a run without --json does no such work.
+  bool keeps_rows() const;
   std::size_t steps_taken() const { return taken_; }
   // Every step's text from now on, for tests that hold a workload's plan to its run.
   void keep_steps() { keep_steps_ = true; }
@@ -51,6 +54,8 @@ class Progress {
   mutable std::size_t expected_ = 0;
   mutable std::chrono::steady_clock::time_point first_step_{};
   mutable bool line_open_ = false;
+  void count_steps_in_journal() const;
+
   std::size_t journal_place_;  // this workload's place in the run's journal
   bool keep_steps_ = false;
   mutable std::vector<std::string> kept_;

@@ -111,6 +111,11 @@ std::size_t RunJournal::open_workload() {
   return kept_.size() - 1;
 }
 
+bool RunJournal::keeping() const {
+  const std::lock_guard hold(lock_);
+  return running_;
+}
+
 void RunJournal::count_steps(std::size_t workload, std::size_t taken, std::size_t expected) {
   const std::lock_guard hold(lock_);
   if (workload >= kept_.size()) return;
@@ -120,10 +125,10 @@ void RunJournal::count_steps(std::size_t workload, std::size_t taken, std::size_
 
 void RunJournal::keep_rows(std::size_t workload, const WorkloadResult& so_far) {
   const std::lock_guard hold(lock_);
-  if (workload >= kept_.size()) return;
+  if (!running_ || workload >= kept_.size()) return;  // no copy of the rows where nothing keeps them
   kept_[workload].rows = so_far;
   kept_[workload].has_rows = true;
-  if (!running_ || sidecar_.empty()) return;
+  if (sidecar_.empty()) return;
   // Writing the whole document again costs time between steps: it waits until 20 times the last write's time
   // has passed, so that keeping rows on disk takes at most 5% of the run. Memory holds every row meanwhile.
   const auto now = std::chrono::steady_clock::now();

@@ -42,6 +42,8 @@ class RunJournal {
   // For Progress: a workload's place in the journal, its rows so far, its steps so far. A workload's rows may be
   // given again whole, with more; each call replaces the last.
   std::size_t open_workload();
+  // Whether a run's rows are being kept: only then is it worth making them whole to give them.
+  bool keeping() const;
   void keep_rows(std::size_t workload, const WorkloadResult& so_far);
   void count_steps(std::size_t workload, std::size_t taken, std::size_t expected);
 
