@@ -62,7 +62,9 @@ FERRY_HD inline void store_release_system(std::uint64_t* p, std::uint64_t value)
 
 // After a relaxed poll has seen its value: orders the reads that follow after
 // it, as an acquire load would, without reading the word again (across PCIe,
-// a second round trip).
+// a second round trip). On the GPU it is a full fence (fence.acq_rel.sys),
+// which also waits for the thread's writes to the host: a poll that is an
+// acquire load from the start costs less (wait_past).
 FERRY_HD inline void fence_acquire_system() {
 #if defined(__CUDACC__)
   cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);

@@ -151,19 +151,23 @@ FERRY_HD inline bool out_of_time(std::uint64_t& since, std::uint64_t timeout_ns)
 
 // Waits for `counter` (a doorbell, or a count passed on) to pass chunk c
 // (go), or to carry the shutdown message with no more chunks (shut_down), for
-// at most timeout_ns. Relaxed polls, one fence once the value has come: an
-// acquire of host memory per poll fences the multiprocessor against its
-// teams' writes to the host. A counter in device memory takes a device-scope
-// fence: a system-scope one waits a PCIe round trip, behind every write to
-// the host still queued.
+// at most timeout_ns.
+// - A doorbell in host memory: every poll an acquire load, which orders the
+//   chunk's reads after it and costs a poll nothing (a PCIe round trip
+//   either way). Relaxed polls and one acquire fence once the value had come
+//   cost 0.5-0.9 us more a chunk on an H100 (fused at 4 KiB, depth 1:
+//   6.04-6.27 us against 5.39-5.64; docs/stream.md, "What was tried"): the
+//   GPU has no acquire-only fence, and a full one at system scope waits for
+//   the thread's writes to the host.
+// - A counter in device memory: relaxed polls, then a device-scope fence,
+//   which never waits for writes to the host.
 template <bool from_host>
 FERRY_HD Wait wait_past(const std::uint64_t* counter, std::uint64_t c, std::uint64_t timeout_ns) {
   std::uint64_t since = 0;
   for (int polls = 1;; ++polls) {
-    const std::uint64_t value = from_host ? load_relaxed_system(counter) : load_relaxed_device(counter);
-    if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) {
-      if constexpr (from_host) fence_acquire_system();
-      else fence_acquire_device();
+    const std::uint64_t value = from_host ? load_acquire_system(counter) : load_relaxed_device(counter);
+    if constexpr (!from_host) {
+      if ((value & ~shutdown_bit) > c || (value & shutdown_bit)) fence_acquire_device();
     }
     if ((value & ~shutdown_bit) > c) return Wait::go;
     if (value & shutdown_bit) return Wait::shut_down;
