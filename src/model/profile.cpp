@@ -48,6 +48,7 @@ void each_device_field(Device& d, Visit visit) {
   visit("sync_wakeup_s", d.sync_wakeup_s);
   visit("flag_round_trip_s", d.flag_round_trip_s);
   visit("flag_round_trip_release_s", d.flag_round_trip_release_s, optional);
+  visit("chunk_echo_s", d.chunk_echo_s, optional);
   visit("graph_chunk_round_trip_s", d.graph_chunk_round_trip_s, optional);
   visit("device_copy_Bps", d.device_copy_Bps);
 }

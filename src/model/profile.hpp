@@ -25,6 +25,9 @@ struct LoadedLink {
   double read_round_trip_s = 0;  // one dependent read of mapped host memory, under that load
 };
 
+// The chunk in the profile's chunk_echo_s: stream's smallest default chunk.
+inline constexpr std::uint64_t chunk_echo_bytes = 4096;
+
 struct DeviceProfile {
   int device = 0;
   std::string name;
@@ -59,6 +62,10 @@ struct DeviceProfile {
   // The same echo behind a system-scope release fence: what a flag that
   // publishes data (written before it) pays per round trip.
   double flag_round_trip_release_s = 0;
+  // The released echo with a chunk_echo_bytes chunk in it: the kernel reads
+  // the chunk from mapped host memory and writes it back before the echo. The
+  // least a chunk costs a resident kernel (stream's fused design, depth 1).
+  double chunk_echo_s = 0;
   // One launch of a graph that copies a word in, runs a kernel on it, copies it
   // out and raises a flag in mapped memory -> the flag seen by the host: the
   // fixed cost of a chunk through stream's graph design.

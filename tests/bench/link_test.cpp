@@ -115,6 +115,19 @@ TEST(Link, ThePlainEchoAndTheEchoBehindAReleaseFenceAreEachVerifiedAndInTheProfi
   EXPECT_DOUBLE_EQ(out.profile.device(0).flag_round_trip_release_s, fenced->stats().median);
 }
 
+TEST(Link, TheChunkRoundTripCopiesAFreshChunkEachRingChecksEveryByteAndIsInTheProfile) {
+  emu::EmuBackend backend;
+  const LinkOutcome out = run(backend, backend.describe_machine(), quick_config(backend), Progress("link", false));
+  const Row* chunk = row_doing(out.result, "doorbell -> 4 KiB read and written back, echo behind a release");
+  ASSERT_NE(chunk, nullptr);
+  EXPECT_EQ(chunk->section, "flag");
+  EXPECT_EQ(chunk->check, Check::passed);
+  EXPECT_EQ(chunk->seconds.size(), 500u) << "a sample per round trip";
+  EXPECT_EQ(chunk->note, "every echo matched its sequence number; every byte of the 600 chunks checked")
+      << "100 warm-up rings and 500 timed, a chunk each";
+  EXPECT_DOUBLE_EQ(out.profile.device(0).chunk_echo_s, chunk->stats().median);
+}
+
 TEST(Link, TheGraphRoundTripIsASampleForEveryLaunchWhoseWordCameBack) {
   emu::EmuBackend backend;
   const LinkConfig config = quick_config(backend);
@@ -140,7 +153,7 @@ TEST(Link, TheProfileHoldsTheCeilingsTheModelsRead) {
        {d.h2d_Bps, d.d2h_Bps, d.bidirectional_Bps, d.zero_copy_read_Bps, d.copy_latency_h2d_s, d.launch_and_sync_s,
         d.launch_per_kernel_s, d.graph_per_kernel_s, d.sync_wakeup_s, d.flag_round_trip_s, d.device_copy_Bps,
         d.zero_copy_both_Bps, d.mapped_read_latency_s, d.grid_barrier_s, d.cluster_barrier_s,
-        d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s, d.flag_round_trip_release_s})
+        d.dependent_graph_per_kernel_s, d.graph_chunk_round_trip_s, d.flag_round_trip_release_s, d.chunk_echo_s})
     EXPECT_GT(v, 0);
   EXPECT_EQ(d.programmatic_graph_per_kernel_s, 0) << "the emulator has no programmatic launch";
   EXPECT_EQ(d.dependent_programmatic_graph_per_kernel_s, 0);
@@ -403,6 +416,19 @@ TEST(Link, AWrongEchoFailsThePlainEchosRowAloneAndIsCounted) {
   EXPECT_EQ(failed[0]->seconds.size(), 500u) << "the run went on after the wrong echo";
 }
 
+TEST(Link, AWrongWordInOneEchoedChunkFailsTheChunkRowAloneAndIsCounted) {
+  emu::EmuBackend backend;
+  LinkConfig config = quick_config(backend);
+  config.corrupt_section = "flag";
+  config.corrupt_row = 4;  // the echoes, the read chain, then the chunk
+  const LinkOutcome out = run(backend, backend.describe_machine(), config, Progress("link", false));
+  EXPECT_FALSE(out.result.passed());
+  const std::vector<const Row*> failed = failed_rows(out.result);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], row_doing(out.result, "doorbell -> 4 KiB read and written back, echo behind a release"));
+  EXPECT_EQ(failed[0]->note, "0 wrong echoes, 1 wrong 8-byte words in the 600 chunks");
+}
+
 TEST(Link, AWrongWordAtAChainsEndFailsThatChainsRowAlone) {
   emu::EmuBackend backend;
   const LinkOutcome out = run_corrupting("dispatch", quick_config(backend));
@@ -422,7 +448,7 @@ TEST(Link, EveryCheckedRowOfASectionFailsWhenTheHookNamesItByItsPlace) {
     std::vector<int> devices;
     std::size_t checked_rows;
   };
-  for (const Case& c : {Case{"dispatch", {0}, 4}, Case{"flag", {0}, 3}, Case{"peer_flag", {0, 1}, 1}}) {
+  for (const Case& c : {Case{"dispatch", {0}, 4}, Case{"flag", {0}, 4}, Case{"peer_flag", {0, 1}, 1}}) {
     LinkConfig config = quick_config(backend);
     config.flag_round_trips = 100;
     // The fewest copies around the sections under test: they take most of a run's time.

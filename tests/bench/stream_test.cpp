@@ -332,6 +332,33 @@ TEST(Stream, TheSummaryHasOneRowPerDesignAndTheNotesCompareWithOffloadAndTheFlag
       << "the best design at 4 KiB, depth 1, against the flag";
 }
 
+// The note at the smallest chunk sets the design beside link's 4 KiB chunk
+// round trip when the profile has it, and says nothing of it otherwise.
+TEST(Stream, TheSmallestChunksNoteComparesWithTheChunkRoundTripWhenTheProfileHasIt) {
+  emu::EmuBackend backend;
+  StreamConfig config = small_config();
+  config.designs = {Design::fused};
+  config.depths = {1};
+  auto smallest_chunk_note = [&](const model::DeviceProfile& p) {
+    const WorkloadResult result = run(backend, backend.describe_machine(), config, p, Progress("stream", false));
+    for (const std::string& n : result.notes)
+      if (n.starts_with("lowest latency at the smallest chunk: ")) return n;
+    return std::string("(none)");
+  };
+  const std::string without = smallest_chunk_note(profile());
+  EXPECT_EQ(without.find("chunk round trip"), std::string::npos) << without;
+  model::DeviceProfile with = profile();
+  with.chunk_echo_s = 5e-6;
+  const std::string note = smallest_chunk_note(with);
+  const auto median = note.find("median ");
+  ASSERT_NE(median, std::string::npos) << note;
+  const double latency_us = std::stod(note.substr(median + 7));
+  EXPECT_NE(note.find(fmt::format("x the flag round trip (3.00 us) and {:.2f}x the 4 KiB chunk round trip (5.00 us), ",
+                                  latency_us / 5.0)),
+            std::string::npos)
+      << note;
+}
+
 TEST(Stream, EveryStageChangesTheDataAndTheStagesComposeInOrder) {
   const std::uint32_t x = input_word(12345, 7);
   EXPECT_NE(stage_function(x, 0, 2), x);

@@ -154,8 +154,8 @@ TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   p.backend = "cuda";
   p.devices.push_back({.device = 0, .h2d_Bps = 1e9});
   std::string text = profile_to_json(p);
-  for (const char* key :
-       {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\"", "\"flag_round_trip_release_s\""}) {
+  for (const char* key : {"\"zero_copy_both_Bps\"", "\"mapped_read_latency_s\"", "\"queued_h2d\"",
+                          "\"flag_round_trip_release_s\"", "\"chunk_echo_s\""}) {
     const auto at = text.find(key);
     ASSERT_NE(at, std::string::npos) << key;
     text.replace(at, std::string(key).size(), "\"older_field\"");
@@ -163,6 +163,7 @@ TEST(Profile, FiguresAddedLaterAreOptionalWhenRead) {
   const MachineProfile q = profile_from_json(text, "old.json");
   EXPECT_EQ(q.device(0).zero_copy_both_Bps, 0) << "not measured";
   EXPECT_EQ(q.device(0).flag_round_trip_release_s, 0);
+  EXPECT_EQ(q.device(0).chunk_echo_s, 0);
   EXPECT_TRUE(q.device(0).queued_h2d.empty());
 }
 

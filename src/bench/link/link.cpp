@@ -98,7 +98,8 @@ const std::vector<Section>& sections() {
       {"flag",
        "Persistent kernel: host rings a doorbell in mapped memory, the running kernel echoes it (a relaxed store; "
        "then a release store, what a flag that publishes data pays), host clock per round trip, every echo "
-       "checked; and one thread's dependent reads of mapped memory, events, per read"},
+       "checked; one thread's dependent reads of mapped memory, events, per read; and the released echo with a 4 KiB "
+       "chunk read from mapped memory and written back before it, every byte checked"},
       {"zero_copy_load",
        "Zero-copy under load: teams copy mapped host memory to mapped host memory (both ways at once), "
        "events around the kernel, per direction; meanwhile one thread times dependent reads of mapped "
@@ -300,6 +301,7 @@ LinkOutcome run(Backend& backend, const Machine& machine, const LinkConfig& conf
     measure_dispatch(run, device);
     measure_flag_round_trip(run, device);
     measure_mapped_read_latency(run, device);
+    measure_chunk_round_trip(run, device);
     measure_host_bandwidth(run, device);
     measure_zero_copy(run, device);
     measure_zero_copy_under_load(run, device);

@@ -227,6 +227,37 @@ void measure_cluster_barrier(LinkRun& run, int device, Stream& stream) {
   run.add(std::move(row));
 }
 
+// Whatever happens after a persistent kernel's launch, it is told to stop and its stream drained.
+struct StopKernel {
+  std::uint64_t* doorbell;
+  Stream& stream;
+  ~StopKernel() {
+    store_release_system(doorbell, stop_ticket);
+    try {
+      stream.synchronize();
+    } catch (...) {
+    }
+  }
+};
+
+// Rings 1, 2, ... warmup + round_trips, each once the echo of the one before
+// came back; the host clock runs from each ring to its echo seen, a sample
+// per timed ring into `trips`. Returns how many echoes carried a wrong number.
+std::uint64_t ring_and_time(std::uint64_t* doorbell, const std::uint64_t* reply, int warmup, int round_trips,
+                            const char* what, Measurement& trips) {
+  std::uint64_t echo = 0, wrong = 0;
+  for (int i = 1; i <= warmup + round_trips; ++i) {
+    const auto ring = static_cast<std::uint64_t>(i);
+    const auto t0 = HostClock::now();
+    store_release_system(doorbell, ring);
+    echo = await_change(reply, echo, what);
+    const double seconds = seconds_between(t0, HostClock::now());
+    if (echo != ring) ++wrong;
+    if (i > warmup) trips.seconds.push_back(seconds);
+  }
+  return wrong;
+}
+
 // A persistent kernel echoes each doorbell the host rings; the host clock runs
 // from the ring to the echo seen. The host waits for the reply to change, then
 // compares it with what it rang: a wrong echo is counted and the run goes on.
@@ -251,36 +282,65 @@ Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
                                      .release_reply = release_reply,
                                      .wrong_echo_for = run.corrupts("flag") ? first_timed : 0});
 
-  // Whatever happens below, the kernel is told to stop and the stream drained.
-  struct StopKernel {
-    std::uint64_t* doorbell;
-    Stream& stream;
-    ~StopKernel() {
-      store_release_system(doorbell, stop_ticket);
-      try {
-        stream.synchronize();
-      } catch (...) {
-      }
-    }
-  } stop{doorbell, *stream};
+  StopKernel stop{doorbell, *stream};
 
   Measurement trips;
-  std::uint64_t echo = 0, wrong = 0;
-  for (int i = 1; i <= warmup + round_trips; ++i) {
-    const auto ring = static_cast<std::uint64_t>(i);
-    const auto t0 = HostClock::now();
-    store_release_system(doorbell, ring);
-    echo = await_change(reply, echo, what);
-    const double seconds = seconds_between(t0, HostClock::now());
-    if (echo != ring) ++wrong;
-    if (i > warmup) trips.seconds.push_back(seconds);
-  }
+  const std::uint64_t wrong = ring_and_time(doorbell, reply, warmup, round_trips, what, trips);
   trips.check = checked("link.flag_echo", wrong == 0) ? Check::passed : Check::failed;
   Row row =
       make_row("flag", {{"device", device}, {"what", what}, {"round trips", round_trips}}, Metric::latency, trips);
   row.note = trips.check == Check::passed
                  ? "every echo matched its sequence number"
                  : fmt::format("{} of {} echoes carried a wrong number", wrong, warmup + round_trips);
+  return row;
+}
+
+// The flag round trip with a chunk's data in it: for ring i the kernel copies
+// chunk i of mapped input (a fresh chunk each ring, while there are enough)
+// to mapped output and echoes i behind a release. The host clock runs from
+// the ring to the echo seen; once the round trips end, every byte of every
+// chunk copied is checked against the pattern the input was filled with.
+Row time_chunk_echo(LinkRun& run, int device) {
+  const int round_trips = run.config.flag_round_trips;
+  const int warmup = std::max(100, round_trips / 10);
+  const char* what = "doorbell -> 4 KiB read and written back, echo behind a release";
+  run.progress.step(fmt::format("device {}: persistent-kernel chunk round trip x{}", device, round_trips));
+  constexpr std::uint64_t most_chunks = 16384;  // 64 MiB each way: fresh chunks for a full run's 11000 rings
+  const std::uint64_t chunks = std::min<std::uint64_t>(most_chunks, static_cast<std::uint64_t>(warmup + round_trips));
+  const std::uint64_t bytes = chunks * model::chunk_echo_bytes;
+  auto stream = run.backend.make_stream(device);
+  Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));
+  Buffer input = run.backend.allocate_host(MemoryKind::mapped, bytes);
+  Buffer output = run.backend.allocate_host(MemoryKind::mapped, bytes);
+  const std::uint64_t seed = 0xC4E0 + static_cast<std::uint64_t>(device);
+  fill_pattern_on_host(input.data(), bytes, seed);
+  poison_on_host(output.data(), bytes);
+  auto* doorbell = flags.as<std::uint64_t>();
+  auto* reply = doorbell + 1;
+  *doorbell = 0;
+  *reply = 0;
+  const std::uint64_t first_timed = static_cast<std::uint64_t>(warmup) + 1;
+  launch_chunk_echo(*stream, ChunkEcho{.doorbell = flags.device_view_as<const std::uint64_t>(),
+                                       .reply = flags.device_view_as<std::uint64_t>() + 1,
+                                       .input = input.device_view_as<const Word128>(),
+                                       .output = output.device_view_as<Word128>(),
+                                       .chunk_words = model::chunk_echo_bytes / sizeof(Word128),
+                                       .chunks = chunks,
+                                       .idle_timeout_ns = kernel_timeout_ns,
+                                       .corrupt_ring = run.corrupts("flag") ? first_timed : 0});
+  StopKernel stop{doorbell, *stream};
+
+  Measurement trips;
+  const std::uint64_t wrong_echoes = ring_and_time(doorbell, reply, warmup, round_trips, what, trips);
+  const std::uint64_t wrong_words = count_mismatches_on_host(output.data(), bytes, seed);
+  trips.check = checked("link.chunk_echo", wrong_echoes == 0 && wrong_words == 0) ? Check::passed : Check::failed;
+  Row row =
+      make_row("flag", {{"device", device}, {"what", what}, {"round trips", round_trips}}, Metric::latency, trips);
+  if (trips.check == Check::passed)
+    row.note = fmt::format("every echo matched its sequence number; every byte of the {} chunks checked", chunks);
+  else
+    row.note =
+        fmt::format("{} wrong echoes, {} wrong 8-byte words in the {} chunks", wrong_echoes, wrong_words, chunks);
   return row;
 }
 
@@ -379,6 +439,16 @@ void measure_flag_round_trip(LinkRun& run, int device) {
   fenced.note += "; " + fence_cost_note(profile.flag_round_trip_s, profile.flag_round_trip_release_s);
   run.add(std::move(plain));
   run.add(std::move(fenced));
+}
+
+void measure_chunk_round_trip(LinkRun& run, int device) {
+  if (!run.backend.capabilities().mapped_memory) {
+    run.skip("chunk round trip: the backend cannot map host memory into a device");
+    return;
+  }
+  Row row = time_chunk_echo(run, device);
+  run.profile_of(device).chunk_echo_s = row.stats().median;
+  run.add(std::move(row));
 }
 
 void write_scattered_chain(std::uint64_t* words, std::uint64_t links, std::uint64_t stride) {

@@ -111,6 +111,60 @@ struct FlagEcho {
   }
 };
 
+// Launched once, one team: the least a chunk costs a kernel that stays
+// resident (stream's fused design at depth 1). For ring i, thread 0 polls the
+// doorbell until it reads i (an acquire load each poll); the team copies
+// chunk (i - 1) mod `chunks` of mapped input to mapped output, a 16-byte word
+// a thread, all at once; thread 0 then echoes i behind a system release, so
+// the host that sees it sees the chunk. Stops at stop_ticket, or echoes
+// kernel_timed_out after `idle_timeout_ns` without a ring.
+struct ChunkEcho {
+  const std::uint64_t* doorbell;  // mapped
+  std::uint64_t* reply;           // mapped
+  const Word128* input;           // mapped: `chunks` chunks of chunk_words
+  Word128* output;                // mapped
+  std::uint64_t chunk_words;
+  std::uint64_t chunks;
+  std::uint64_t idle_timeout_ns;
+  std::uint64_t corrupt_ring = 0;  // test hook: this ring's chunk gets one wrong word (0: none)
+
+  template <class Team>
+  FERRY_HD void operator()(Team& team) const {
+    for (std::uint64_t ring = 1;; ++ring) {
+      bool go = false;
+      if (team.rank() == 0) {
+        const std::uint64_t seen = await_ring(ring);
+        if (seen == kernel_timed_out) store_release_system(reply, kernel_timed_out);
+        go = seen == ring;
+      }
+      if (!team.sync_or(go)) return;
+      const std::uint64_t first = ((ring - 1) % chunks) * chunk_words;
+      for (std::uint64_t w = static_cast<std::uint64_t>(team.rank()); w < chunk_words;
+           w += static_cast<std::uint64_t>(team.size()))
+        output[first + w] = input[first + w];
+      team.sync();
+      if (team.rank() == 0) {
+        if (ring == corrupt_ring) output[first].low ^= 1;
+        store_release_system(reply, ring);
+      }
+    }
+  }
+
+  // The doorbell once it reads `ring` or stop_ticket; kernel_timed_out after idle_timeout_ns.
+  FERRY_HD std::uint64_t await_ring(std::uint64_t ring) const {
+    std::uint64_t since = 0;
+    for (std::uint64_t polls = 1;; ++polls) {
+      const std::uint64_t value = load_acquire_system(doorbell);
+      if (value == ring || value == stop_ticket) return value;
+      spin_pause();
+      if (polls % 1024 != 0) continue;
+      const std::uint64_t now = timeout_clock_ns();
+      if (since == 0) since = now;
+      else if (now - since > idle_timeout_ns) return kernel_timed_out;
+    }
+  }
+};
+
 // One thread follows a chain of indices through mapped host memory: each read
 // needs the one before it, so the kernel's time is reads x one PCIe round trip.
 struct MappedReadChain {
@@ -211,6 +265,7 @@ void launch_hand_on(Stream& stream, const HandOnKernel& kernel, std::int64_t wor
 void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t words);
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel);
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel);
+void launch_chunk_echo(Stream& stream, const ChunkEcho& kernel);
 void launch_count_to_host(Stream& stream, const CountToHost& kernel);
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel);
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel);

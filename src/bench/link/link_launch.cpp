@@ -14,6 +14,9 @@ void launch_zero_copy(Stream& stream, const ZeroCopyCopy& kernel, std::int64_t w
 }
 void launch_wait_for_release(Stream& stream, const WaitForRelease& kernel) { parallel_for(stream, 1, kernel); }
 void launch_flag_echo(Stream& stream, const FlagEcho& kernel) { parallel_for(stream, 1, kernel); }
+void launch_chunk_echo(Stream& stream, const ChunkEcho& kernel) {
+  parallel_teams(stream, 1, kernel, Residency::all_at_once);
+}
 void launch_count_to_host(Stream& stream, const CountToHost& kernel) { parallel_for(stream, 1, kernel); }
 void launch_mapped_read_chain(Stream& stream, const MappedReadChain& kernel) { parallel_for(stream, 1, kernel); }
 void launch_loaded_read_round_trip(Stream& stream, const LoadedReadRoundTrip& kernel) {

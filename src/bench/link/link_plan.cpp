@@ -55,6 +55,10 @@ struct Planner {
         add(fmt::format("device {}: persistent-kernel flag round trip{} x{}", d, reply, config.flag_round_trips),
             {0, 1, 1, 0}, {.waits = config.flag_round_trips / 4.0});
       add(fmt::format("device {}: mapped-memory read round trip", d), config.latency_repeat, {.waits = 2000 / 10.0});
+      // A 4 KiB chunk's round trip is about two flag round trips.
+      add(fmt::format("device {}: persistent-kernel chunk round trip x{}", d, config.flag_round_trips), {0, 1, 1, 0},
+          {.waits = config.flag_round_trips / 2.0}, 1,
+          2.0 * model::chunk_echo_bytes * std::min(16384.0, config.flag_round_trips * 1.1));
     }
 
     for (MemoryKind kind : config.host_memory)

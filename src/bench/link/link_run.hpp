@@ -44,6 +44,8 @@ void measure_copy_latency(LinkRun& run, int device);
 void measure_dispatch(LinkRun& run, int device);
 void measure_flag_round_trip(LinkRun& run, int device);
 void measure_mapped_read_latency(LinkRun& run, int device);
+// A 4 KiB chunk through a persistent kernel and back (the profile's chunk_echo_s): after the read round trip.
+void measure_chunk_round_trip(LinkRun& run, int device);
 void measure_queued_copies(LinkRun& run, int device);
 // The copies in one queued batch of `bytes` each.
 std::uint64_t queued_copies_for(std::uint64_t bytes, std::uint64_t batch_bytes);

@@ -90,8 +90,12 @@ void add_summary(WorkloadResult& result, const std::vector<MeasuredPoint>& point
   }
 }
 
-void add_flag_comparison(WorkloadResult& result, const std::vector<MeasuredPoint>& points, double flag_s,
-                         const std::string& profile_origin) {
+// The smallest chunk's lowest latency against the flag round trip and, at
+// 4 KiB, against link's chunk round trip: a resident kernel's least cost for
+// a chunk, so a design's ratio to it is what its own work adds.
+void add_flag_comparison(WorkloadResult& result, const std::vector<MeasuredPoint>& points,
+                         const model::DeviceProfile& profile, const std::string& profile_origin) {
+  const double flag_s = profile.flag_round_trip_s;
   if (!(flag_s > 0)) return;
   // The smallest chunk the sweep has, at its smallest depth, by the design with the lowest latency there.
   const MeasuredPoint* chosen = nullptr;
@@ -103,11 +107,14 @@ void add_flag_comparison(WorkloadResult& result, const std::vector<MeasuredPoint
   for (const auto& p : points)
     if (p.point.design != Design::offload && (!chosen || before(p, *chosen))) chosen = &p;
   if (!chosen) return;
-  result.notes.push_back(
-      fmt::format("lowest latency at the smallest chunk: {}: median {:.2f} us = {:.2f}x the flag round "
-                  "trip ({:.2f} us, {})",
-                  point_name(chosen->point), to_us(chosen->latency.value()), chosen->latency.value() / flag_s,
-                  to_us(flag_s), profile_origin));
+  const double latency_s = chosen->latency.value();
+  std::string chunk_trip;
+  if (chosen->point.chunk_bytes == model::chunk_echo_bytes && profile.chunk_echo_s > 0)
+    chunk_trip = fmt::format(" and {:.2f}x the 4 KiB chunk round trip ({:.2f} us)", latency_s / profile.chunk_echo_s,
+                             to_us(profile.chunk_echo_s));
+  result.notes.push_back(fmt::format(
+      "lowest latency at the smallest chunk: {}: median {:.2f} us = {:.2f}x the flag round trip ({:.2f} us){}, {}",
+      point_name(chosen->point), to_us(latency_s), latency_s / flag_s, to_us(flag_s), chunk_trip, profile_origin));
 }
 
 }  // namespace
@@ -131,7 +138,7 @@ WorkloadResult run(Backend& backend, const Machine& machine, const StreamConfig&
     result.notes.push_back(fmt::format("{} of {} points FAILED their check: the summary and these notes leave them out",
                                        measured.size() - intact.size(), measured.size()));
   if (!intact.empty()) add_summary(result, intact, config);
-  add_flag_comparison(result, intact, profile.flag_round_trip_s, config.profile_origin);
+  add_flag_comparison(result, intact, profile, config.profile_origin);
   if (!backend.capabilities().gpu_timings)
     result.notes.push_back("emulator: every word is checked as on a GPU, but the timings are CPU timings");
   return result;
