@@ -14,6 +14,7 @@ namespace ferry {
 inline constexpr std::string_view check_names[] = {
     "link.copy",        // a copied buffer (host, device, peer, zero-copy) against its source's pattern
     "link.flag_echo",   // the persistent kernel's echo carries the doorbell's sequence number
+    "link.chunk_echo",  // every echo carries its number, and every 4 KiB chunk the echo copied arrived whole
     "link.chain",       // a kernel chain's words each one higher per kernel, a read chain's end
     "link.peer_flag",   // every answer of the peers' kernel flag ping-pong carries its round trip's tag
     "stream.output",    // every chunk's output words
