@@ -5,20 +5,9 @@
 # every bad input refused with one line and a non-zero exit.
 # Usage: cluster_test.sh REPO_ROOT. Exit 77 (skipped) without root or
 # network namespaces.
-set -uo pipefail
-root=$1
-cluster=$root/scripts/cluster.sh
 export FERRY_CLUSTER_NAME=ft$$
 test_name=cluster
-work=$(mktemp -d)
-fail() {
-  echo "$test_name: $*" >&2
-  exit 1
-}
-
-[ "$(id -u)" = 0 ] || { echo "$test_name: skipped: needs root"; exit 77; }
-ip netns add "$FERRY_CLUSTER_NAME-check" 2> /dev/null || { echo "$test_name: skipped: no network namespaces here"; exit 77; }
-ip netns del "$FERRY_CLUSTER_NAME-check"
+source "$(dirname "$0")/box_test_lib.sh" "$@"
 
 namespaces() { ip netns list | awk -v p="^$FERRY_CLUSTER_NAME-" '$1 ~ p {print $1}' | sort | tr '\n' ' '; }
 before=$(ip netns list | sort | tr '\n' ' ')

@@ -275,7 +275,7 @@ TEST(DoctorChecks, PcieTrafficWhileDoctorIdledWarnsWithItsShareOfTheLink) {
   EXPECT_EQ(not_ok(findings), std::vector<std::string>{"pcie traffic GPU 1"});
   const Finding f = find(findings, "pcie traffic", "GPU 1");
   EXPECT_EQ(f.verdict, Verdict::warn);
-  EXPECT_EQ(f.measured, "3.2 GB/s in, 0.4 GB/s out");
+  EXPECT_EQ(f.measured, "3.2 GB/s in, 400.0 MB/s out");
   EXPECT_EQ(f.cause.rfind("PCIe traffic that is not ferry's: 3.2 GB/s in, 0.4 GB/s out while doctor was idle, above "
                           "the 1.0 GB/s an idle GPU stays under (5% of PCIe Gen5 x16's 63.0 GB/s each way)",
                           0),

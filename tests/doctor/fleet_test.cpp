@@ -45,10 +45,12 @@ TEST(DoctorFleet, AHealthyFleetIsOkAndGivesItsLowestRankAndSlowestPairs) {
   EXPECT_EQ(within->verdict, Verdict::not_judged);  // a copy through host memory: its spread is the host's
   ASSERT_NE(find(findings, "pair verification", "8 pairs"), nullptr);
   EXPECT_EQ(find(findings, "pair verification", "8 pairs")->verdict, Verdict::ok);
-  const auto between = std::find_if(findings.begin(), findings.end(),
-                                    [](const Finding& f) { return f.check == "slowest pair between hosts"; });
+  const auto between =
+      std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.check == "pairs between hosts"; });
   ASSERT_NE(between, findings.end());
   EXPECT_EQ(between->verdict, Verdict::ok);
+  EXPECT_EQ(between->subject, "4 pairs");
+  EXPECT_EQ(between->measured, "slowest 12.0 GB/s (node0 rank 1 -> node1 rank 2)");
   EXPECT_NEAR(*between->value, 12 * GB, 0.2 * GB);
 }
 
@@ -65,6 +67,13 @@ TEST(DoctorFleet, ARankBelowTheFleetsMedianIsNamedWithTheArithmetic) {
   EXPECT_EQ(count(findings, Verdict::fail), 1);
 }
 
+TEST(DoctorFleet, ARateBelowAGigabyteASecondReadsInMegabytes) {
+  EXPECT_EQ(rate_text(12.5e6), "12.5 MB/s") << "a tenth of a GB/s would read 0.0";
+  EXPECT_EQ(rate_text(999.9e6), "999.9 MB/s");
+  EXPECT_EQ(rate_text(1e9), "1.0 GB/s");
+  EXPECT_EQ(rate_text(53.46e9), "53.5 GB/s");
+}
+
 TEST(DoctorFleet, FewerThanThreeLikeGpusAreNotJudged) {
   FleetInputs in = healthy_fleet(2);
   in.ranks[1].h2d_Bps = 20 * GB;
@@ -79,11 +88,62 @@ TEST(DoctorFleet, TheSlowestPairBetweenHostsIsNamed) {
   FleetInputs in = healthy_fleet(8);
   for (double& s : in.pairs[3].seconds) s *= 2;  // node1 -> node2 at 6 GB/s: a NIC or cable
   const std::vector<Finding> findings = judge_fleet(in);
-  const Finding* slow = find(findings, "slowest pair between hosts", "node1 rank 3 -> node2 rank 4");
+  const Finding* slow = find(findings, "pairs between hosts", "node1 rank 3 -> node2 rank 4");
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(slow->verdict, Verdict::warn);
   EXPECT_EQ(slow->expected, ">= 70% of 12.0 GB/s");
-  EXPECT_NE(slow->cause.find("50% of the other pairs: the network path"), std::string::npos) << slow->cause;
+  EXPECT_EQ(slow->cause, "50% of the pairs' median: the network path between these hosts (a NIC, a cable, a switch "
+                         "port)")
+      << "one pair names no host of its own";
+  EXPECT_EQ(std::count_if(findings.begin(), findings.end(),
+                          [](const Finding& f) { return f.check == "pairs between hosts"; }),
+            1)
+      << "the slow pair alone, no OK row beside it";
+}
+
+// A host whose link is slow slows both pairs of the ring it is in: both are
+// named, and so is the host they share; the pairs without it are not.
+TEST(DoctorFleet, EveryPairBetweenHostsBelowTheirMedianIsNamedWithTheHostTheyShare) {
+  FleetInputs in = healthy_fleet(6, 1);  // a host a rank: node0 -> node1 -> ... -> node5 -> node0
+  for (const int slowed : {1, 2})        // node1 -> node2 and node2 -> node3: node2's link at a quarter
+    for (double& s : in.pairs[slowed].seconds) s *= 4;
+  for (const bool emulator : {false, true}) {
+    SCOPED_TRACE(emulator ? "the emulator: the pairs between hosts cross a network there too" : "GPUs");
+    in.gpu_timings = !emulator;
+    const std::vector<Finding> findings = judge_fleet(in);
+    std::vector<std::string> named;
+    for (const Finding& f : findings)
+      if (f.check == "pairs between hosts" && f.verdict == Verdict::warn) {
+        named.push_back(f.subject);
+        EXPECT_NE(f.cause.find("; every pair named has node2 at one end: its link first"), std::string::npos)
+            << f.cause;
+        EXPECT_EQ(f.action, "check node2's NIC (`ibstat`, link speed) and its switch port first");
+      }
+    EXPECT_EQ(named, (std::vector<std::string>{"node1 rank 1 -> node2 rank 2", "node2 rank 2 -> node3 rank 3"}));
+  }
+}
+
+// Between two hosts every pair has both at its ends: slow pairs there are
+// named, but no host, since neither is missing from the pairs that were fast.
+TEST(DoctorFleet, BetweenTwoHostsSlowPairsAreNamedButNoHost) {
+  FleetInputs in = healthy_fleet(6, 3);  // node0: ranks 0-2, node1: ranks 3-5; pairs 2 -> 3 and 5 -> 0 between
+  for (const int slowed : {2, 5})
+    for (double& s : in.pairs[slowed].seconds) s *= 4;
+  for (const int from : {0, 1}) {  // two more pairs between the hosts, at the healthy rate
+    PairTiming fast = in.pairs[2];
+    fast.from = from;
+    fast.seconds = in.pairs[0].seconds;
+    for (double& s : fast.seconds) s *= 20.0 / 12;  // 12 GB/s, as between hosts
+    in.pairs.push_back(fast);
+  }
+  const std::vector<Finding> findings = judge_fleet(in);
+  std::vector<std::string> named;
+  for (const Finding& f : findings)
+    if (f.check == "pairs between hosts" && f.verdict == Verdict::warn) {
+      named.push_back(f.subject);
+      EXPECT_EQ(f.cause.find("every pair named has"), std::string::npos) << f.cause;
+    }
+  EXPECT_EQ(named, (std::vector<std::string>{"node0 rank 2 -> node1 rank 3", "node1 rank 5 -> node0 rank 0"}));
 }
 
 TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
@@ -94,7 +154,7 @@ TEST(DoctorFleet, NcclsPairsAreJudgedBesideMpiStagedsAndItsSkipIsNamed) {
     for (double& s : p.seconds) s *= 4.0 / 2;         // 4 messages in twice one's time: NCCL at twice mpi-staged's rate
   for (double& s : in.nccl_pairs[5].seconds) s *= 2;  // node2 -> node3 at half the others
   const std::vector<Finding> findings = judge_fleet(in);
-  const Finding* slow = find(findings, "slowest pair between hosts (nccl)", "node2 rank 5 -> node3 rank 6");
+  const Finding* slow = find(findings, "pairs between hosts (nccl)", "node2 rank 5 -> node3 rank 6");
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(slow->verdict, Verdict::warn);
   EXPECT_NEAR(*slow->model, 24 * GB, 0.5 * GB);

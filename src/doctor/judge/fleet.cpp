@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "core/stats.hpp"
@@ -118,48 +120,102 @@ void judge_pair_verification(const std::vector<PairTiming>& pairs, const std::st
   out.push_back(std::move(f));
 }
 
-// The slowest pair within a host, or between hosts: shown; between hosts, held against their median.
-Finding judge_slowest_pair(const FleetInputs& in, const std::vector<std::pair<const PairTiming*, double>>& rates,
-                           bool between_hosts, const std::string& via) {
+using PairRates = std::vector<std::pair<const PairTiming*, double>>;
+
+// The host at an end of every pair named and not of every pair there is, if
+// one is: a ring's pairs each cross two hosts' links, so a slow host slows the
+// two pairs it is in and no other. Between two hosts every pair has both, and
+// none is named.
+std::optional<std::string> host_of_every(const std::vector<const PairTiming*>& named, const PairRates& all) {
+  auto at_an_end = [](const PairTiming* p, const std::string& host) {
+    return p->from_host == host || p->to_host == host;
+  };
+  for (const std::string& host : {named.front()->from_host, named.front()->to_host}) {
+    const bool in_every_named =
+        std::all_of(named.begin(), named.end(), [&](const PairTiming* p) { return at_an_end(p, host); });
+    const bool in_every_pair =
+        std::all_of(all.begin(), all.end(), [&](const auto& r) { return at_an_end(r.first, host); });
+    if (in_every_named && !in_every_pair) return host;
+  }
+  return std::nullopt;
+}
+
+// The pairs within a host: the slowest shown, not judged (a copy through the
+// host's memory, or NCCL over links each rank's own rows judge). Between
+// hosts, as the ranks' figures are: each pair held against their median, every
+// one below its share named (WARN), or one OK row giving the slowest. Those
+// pairs cross a network even on the emulator, so they are judged there too.
+void judge_pair_rates(const FleetInputs& in, const PairRates& rates, bool between_hosts, const std::string& via,
+                      std::vector<Finding>& out) {
   const auto [slowest, rate] =
       *std::min_element(rates.begin(), rates.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  const std::string check = (between_hosts ? "slowest pair between hosts" : "slowest pair within a host") + via;
-  Finding shown{.check = check, .subject = pair_name(*slowest), .measured = rate_text(rate), .value = rate};
-  if (!in.gpu_timings) {
-    shown.basis = "the emulator's pairs are CPU copies and MPI through one host's memory: they varied 4x between "
-                  "pairs of one run";
-    return shown;
-  }
   if (!between_hosts) {
-    shown.basis = via.empty() ? "MPI between ranks of one host is a copy through its memory: on a healthy 4 x H200 "
-                                "host the pairs gave 5.0 to 6.9 GB/s"
-                              : "NCCL within a host takes the GPUs' own links, which each rank's peer rows judge";
-    return shown;
+    Finding shown{.check = "slowest pair within a host" + via,
+                  .subject = pair_name(*slowest),
+                  .measured = rate_text(rate),
+                  .value = rate};
+    if (!in.gpu_timings)
+      shown.basis = "the emulator's pairs are CPU copies and MPI through one host's memory: they varied 4x between "
+                    "pairs of one run";
+    else
+      shown.basis = via.empty() ? "MPI between ranks of one host is a copy through its memory: on a healthy 4 x H200 "
+                                  "host the pairs gave 5.0 to 6.9 GB/s"
+                                : "NCCL within a host takes the GPUs' own links, which each rank's peer rows judge";
+    out.push_back(std::move(shown));
+    return;
   }
+  const std::string check = "pairs between hosts" + via;
+  const std::string all = fmt::format("{} pairs", rates.size());
+  const std::string slowest_text = fmt::format("slowest {} ({})", rate_text(rate), pair_name(*slowest));
   if (rates.size() < fewest_like) {
-    shown.basis = fmt::format("{} pair(s) of this kind: a median of fewer than {} says nothing about which is slow",
-                              rates.size(), fewest_like);
-    return shown;
+    Finding shown =
+        not_judged(check, all,
+                   fmt::format("a median of fewer than {} pairs says nothing about which is slow", fewest_like));
+    shown.measured = slowest_text;
+    shown.value = rate;
+    out.push_back(std::move(shown));
+    return;
   }
   std::vector<double> values;
   for (const auto& r : rates) values.push_back(r.second);
   const double median = summarize(values).median;
-  Finding f = judge_share(
-      {.check = check,
-       .subject = shown.subject,
-       .measured_Bps = rate,
-       .model_Bps = median,
-       .share = pair_between_hosts_share,
-       .below = Verdict::warn,
-       .basis = fmt::format("the median of the {} pairs between hosts, {} messages{}", rates.size(),
-                            format_bytes(in.pair_bytes), via.empty() ? " through pinned host memory and MPI" : via)});
-  if (f.verdict == Verdict::warn) {
-    f.cause = fmt::format("{:.0f}% of the other pairs: the network path between these hosts (a NIC, a cable, a "
+  auto held = [&](const std::string& subject, double pair_rate) {
+    return judge_share(
+        {.check = check,
+         .subject = subject,
+         .measured_Bps = pair_rate,
+         .model_Bps = median,
+         .share = pair_between_hosts_share,
+         .below = Verdict::warn,
+         .basis = fmt::format("the median of the {} pairs between hosts, {} messages{}{}", rates.size(),
+                              format_bytes(in.pair_bytes), via.empty() ? " through pinned host memory and MPI" : via,
+                              in.gpu_timings ? "" : " (on the emulator: CPU copies at each end)")});
+  };
+  std::vector<Finding> named;
+  std::vector<const PairTiming*> named_pairs;
+  for (const auto& [pair, pair_rate] : rates) {
+    Finding f = held(pair_name(*pair), pair_rate);
+    if (f.verdict != Verdict::warn) continue;
+    f.cause = fmt::format("{:.0f}% of the pairs' median: the network path between these hosts (a NIC, a cable, a "
                           "switch port)",
-                          100 * rate / median);
+                          100 * pair_rate / median);
     f.action = "check both hosts' NICs (`ibstat`, link speed) and the switch ports between them";
+    named.push_back(std::move(f));
+    named_pairs.push_back(pair);
   }
-  return f;
+  if (named.empty()) {
+    Finding ok = held(all, rate);
+    ok.measured = slowest_text;
+    out.push_back(std::move(ok));
+    return;
+  }
+  // A ring's pairs each cross two hosts' links: when every slow one has one host at an end, that host is named.
+  if (const std::optional<std::string> host = host_of_every(named_pairs, rates); host && named.size() > 1)
+    for (Finding& f : named) {
+      f.cause += fmt::format("; every pair named has {} at one end: its link first", *host);
+      f.action = fmt::format("check {}'s NIC (`ibstat`, link speed) and its switch port first", *host);
+    }
+  out.insert(out.end(), std::make_move_iterator(named.begin()), std::make_move_iterator(named.end()));
 }
 
 // One transport's pairs: their verification, and the slowest within a host and between hosts.
@@ -168,11 +224,11 @@ void judge_pair_set(const FleetInputs& in, const std::vector<PairTiming>& pairs,
   if (pairs.empty()) return;
   judge_pair_verification(pairs, via, out);
   for (const bool between_hosts : {false, true}) {
-    std::vector<std::pair<const PairTiming*, double>> rates;
+    PairRates rates;
     for (const PairTiming& p : pairs)
       if ((p.from_host != p.to_host) == between_hosts && p.intact && !p.seconds.empty())
         rates.emplace_back(&p, bytes_per_timing / summarize(p.seconds).median);
-    if (!rates.empty()) out.push_back(judge_slowest_pair(in, rates, between_hosts, via));
+    if (!rates.empty()) judge_pair_rates(in, rates, between_hosts, via, out);
   }
 }
 
