@@ -77,24 +77,30 @@ in_host() {
   nsenter --net="/run/netns/$name-node$i" --uts="$state/uts/node$i" -- "$@"
 }
 
-# The tbf limit on both ends of host i's link, or none for "off".
+# The two ends of host i's link, "NAMESPACE DEVICE" a line: the router's side, then the host's.
+link_ends() { printf '%s veth-r%s\n%s eth0\n' "$router" "$1" "$name-node$1"; }
+
+# No limit on either end of host i's link.
+clear_rate() {
+  local ns dev
+  while read -r ns dev; do ip netns exec "$ns" tc qdisc del dev "$dev" root 2> /dev/null; done < <(link_ends "$1")
+  return 0
+}
+
+# Limits host i's link both ways to RATE (a tbf on each end), or lifts the limit for "off". A rate tc refuses
+# leaves the link without one.
 set_rate() {
-  local i=$1 rate=$2 out=0 ends
-  ends=("ip netns exec $router tc" "veth-r$i" "ip netns exec $name-node$i tc" "eth0")
-  for side in 0 2; do
-    local tc=${ends[side]} dev=${ends[side + 1]}
-    $tc qdisc del dev "$dev" root 2> /dev/null
-    [ "$rate" = off ] && continue
-    # A burst of 1 ms at the rate (at least 64 KiB): large enough for TCP's segments at 100 Gbit, small enough to bind.
-    local message
-    message=$($tc qdisc add dev "$dev" root tbf rate "$rate" burst 64kb latency 50ms 2>&1) || {
-      $tc qdisc del dev "${ends[1]}" root 2> /dev/null
+  local i=$1 rate=$2 ns dev message
+  clear_rate "$i"
+  [ "$rate" = off ] && return 0
+  while read -r ns dev; do
+    # A 64 KiB burst: TCP's segments pass whole, and a transfer of a few MB still binds to the rate.
+    message=$(ip netns exec "$ns" tc qdisc add dev "$dev" root tbf rate "$rate" burst 64kb latency 50ms 2>&1) || {
+      clear_rate "$i"
       echo "cluster.sh: tc refused the rate '$rate' for node$i: ${message:-no reason given} (its link is left without a limit)" >&2
-      out=1
-      break
+      return 1
     }
-  done
-  return $out
+  done < <(link_ends "$i")
 }
 
 parse_rate() {  # HOST=RATE -> "index rate" on stdout

@@ -36,8 +36,13 @@ class Progress {
   // The rows the workload has finished so far, whole each time (a derived row may change as rows come): the run's
   // journal keeps them (core/run_journal.hpp), so that a run that ends early loses none.
   void keep_rows(const WorkloadResult& so_far) const;
-  // Whether the run's journal keeps rows (a results file was asked for, on rank 0): a workload that must make its
-  // rows whole to give them (beff's, topo's, stream's) asks first, so a run without --json does no such work.
+  // The same for a workload that must make its rows whole to give them (beff's, topo's, stream's): `make` runs
+  // only where the run's journal keeps rows (a results file was asked for, on rank 0), so a run without --json
+  // does no such work.
+  template <class MakeRows>
+  void keep_rows_made_by(MakeRows make) const {
+    if (keeps_rows()) keep_rows(make());
+  }
   bool keeps_rows() const;
   std::size_t steps_taken() const { return taken_; }
   // Every step's text from now on, for tests that hold a workload's plan to its run.

@@ -51,8 +51,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
     std::optional<ExchangeAreas> own =
         skipped[t].empty() ? areas.on_memory(backend, transport::area_memory(kind, world)) : std::nullopt;
     records.push_back(measure_transport(backend, world, config, kind, skipped[t], own ? *own : areas, progress));
-    // Rank 0 alone keeps the rows (only its journal runs), and makes them whole only then.
-    if (progress.keeps_rows()) progress.keep_rows(make_result(described, members, records, link_peers));
+    progress.keep_rows_made_by([&] { return make_result(described, members, records, link_peers); });
   }
   world.stop_watching();
 

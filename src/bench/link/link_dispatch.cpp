@@ -274,7 +274,7 @@ Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
   auto* reply = doorbell + 1;
   *doorbell = 0;
   *reply = 0;
-  const int warmup = std::max(100, round_trips / 10);
+  const int warmup = echo_warmup(round_trips);
   const std::uint64_t first_timed = static_cast<std::uint64_t>(warmup) + 1;
   launch_flag_echo(*stream, FlagEcho{.doorbell = flags.device_view_as<const std::uint64_t>(),
                                      .reply = flags.device_view_as<std::uint64_t>() + 1,
@@ -302,11 +302,10 @@ Row time_flag_echo(LinkRun& run, int device, bool release_reply) {
 // chunk copied is checked against the pattern the input was filled with.
 Row time_chunk_echo(LinkRun& run, int device) {
   const int round_trips = run.config.flag_round_trips;
-  const int warmup = std::max(100, round_trips / 10);
+  const int warmup = echo_warmup(round_trips);
   const char* what = "doorbell -> 4 KiB read and written back, echo behind a release";
   run.progress.step(fmt::format("device {}: persistent-kernel chunk round trip x{}", device, round_trips));
-  constexpr std::uint64_t most_chunks = 16384;  // 64 MiB each way: fresh chunks for a full run's 11000 rings
-  const std::uint64_t chunks = std::min<std::uint64_t>(most_chunks, static_cast<std::uint64_t>(warmup + round_trips));
+  const std::uint64_t chunks = chunk_echo_chunks(round_trips);
   const std::uint64_t bytes = chunks * model::chunk_echo_bytes;
   auto stream = run.backend.make_stream(device);
   Buffer flags = run.backend.allocate_host(MemoryKind::mapped, 2 * sizeof(std::uint64_t));

@@ -58,7 +58,7 @@ struct Planner {
       // A 4 KiB chunk's round trip is about two flag round trips.
       add(fmt::format("device {}: persistent-kernel chunk round trip x{}", d, config.flag_round_trips), {0, 1, 1, 0},
           {.waits = config.flag_round_trips / 2.0}, 1,
-          2.0 * model::chunk_echo_bytes * std::min(16384.0, config.flag_round_trips * 1.1));
+          2.0 * static_cast<double>(model::chunk_echo_bytes * chunk_echo_chunks(config.flag_round_trips)));
     }
 
     for (MemoryKind kind : config.host_memory)

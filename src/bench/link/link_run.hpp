@@ -1,5 +1,7 @@
 #pragma once
 // What the parts of one `link` run share. Internal to bench/link.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "bench/common/verify.hpp"
@@ -46,6 +48,12 @@ void measure_flag_round_trip(LinkRun& run, int device);
 void measure_mapped_read_latency(LinkRun& run, int device);
 // A 4 KiB chunk through a persistent kernel and back (the profile's chunk_echo_s): after the read round trip.
 void measure_chunk_round_trip(LinkRun& run, int device);
+// Untimed round trips before the echoes' timed ones.
+inline int echo_warmup(int round_trips) { return std::max(100, round_trips / 10); }
+// The chunk echo's chunks: a fresh one for every ring, up to 16384 (64 MiB each way; a full run rings 11000).
+inline std::uint64_t chunk_echo_chunks(int round_trips) {
+  return std::min<std::uint64_t>(16384, static_cast<std::uint64_t>(echo_warmup(round_trips) + round_trips));
+}
 void measure_queued_copies(LinkRun& run, int device);
 // The copies in one queued batch of `bytes` each.
 std::uint64_t queued_copies_for(std::uint64_t bytes, std::uint64_t batch_bytes);

@@ -229,7 +229,7 @@ std::vector<MeasuredPoint> measure_sweep(Backend& backend, const Machine& machin
   for (std::size_t i = 0; i < points.size(); ++i) {
     progress.step(plan.steps[1 + i].what);
     measured.push_back(measure_point(bench, points[i], config, ceilings));
-    if (progress.keeps_rows()) progress.keep_rows(with_points(result, measured));
+    progress.keep_rows_made_by([&] { return with_points(result, measured); });
   }
   result = with_points(std::move(result), measured);
   return measured;

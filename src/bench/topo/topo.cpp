@@ -184,9 +184,9 @@ class TopoRun {
     keep_rows();
   }
 
-  // The rows of what is measured so far, for the run's journal: made only where it keeps them (rank 0, with --json).
+  // The rows of what is measured so far, for the run's journal.
   void keep_rows() const {
-    if (progress_.keeps_rows()) progress_.keep_rows(make_result(config_, records_, matrix_, host_steps_, skipped_));
+    progress_.keep_rows_made_by([&] { return make_result(config_, records_, matrix_, host_steps_, skipped_); });
   }
 
   // Every ordered pair, one way, on every transport that can run it; then its latency.
