@@ -1,4 +1,6 @@
 #pragma once
+#include <fmt/format.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +28,8 @@ inline std::vector<std::string_view> split(std::string_view text, char separator
     text.remove_prefix(at + 1);
   }
 }
+
+// A measured figure against its model, as the residual tables print it: 1.053 -> "+5.3%".
+inline std::string residual_text(double ratio) { return fmt::format("{:+.1f}%", 100 * (ratio - 1)); }
 
 }  // namespace ferry

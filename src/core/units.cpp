@@ -230,6 +230,11 @@ double parse_rate(std::string_view raw) {
   return number * match->multiplier;
 }
 
+std::string rate_text(double Bps) {
+  if (Bps < 1e9) return fmt::format("{:.1f} MB/s", Bps / 1e6);
+  return fmt::format("{:.1f} GB/s", Bps / bytes_per_GB);
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   constexpr std::string_view units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   std::size_t unit = 0;

@@ -38,6 +38,10 @@ double parse_timeout(std::string_view text, std::string_view what);
 // "40GB/s", "40 GB/s", "800MB/s" -> bytes per second (decimal: GB/s = 1e9 B/s).
 double parse_rate(std::string_view text);
 
+// A rate to read: GB/s to a tenth, as PCIe and NVLink rates read ("53.5 GB/s"); below 1 GB/s (a network
+// link, a limited or broken one) in MB/s ("11.8 MB/s"), where a tenth of a GB/s would read 0.0.
+std::string rate_text(double Bps);
+
 // A size, exactly: 4096 -> "4 KiB", 1536 -> "1.5 KiB", 12 -> "12 B", 4099 -> "4099 B".
 std::string format_bytes(std::uint64_t bytes);
 

@@ -22,13 +22,6 @@ bool any_fail(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.verdict == Verdict::fail; });
 }
 
-// GB/s to a tenth, as PCIe and NVLink rates read; below 1 GB/s (a network
-// link, a limited or broken one) in MB/s, where a tenth of a GB/s would read 0.0.
-std::string rate_text(double Bps) {
-  if (Bps < 1e9) return fmt::format("{:.1f} MB/s", Bps / 1e6);
-  return fmt::format("{:.1f} GB/s", to_GBps(Bps));
-}
-
 std::string gpu_subject(int device) { return fmt::format("GPU {}", device); }
 
 Finding not_judged(std::string check, std::string subject, std::string why) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/units.hpp"  // rate_text
+
 namespace ferry::doctor {
 
 enum class Verdict { ok, warn, fail, not_judged };
@@ -27,7 +29,6 @@ struct Finding {
 
 bool any_fail(const std::vector<Finding>& findings);
 
-std::string rate_text(double Bps);    // "53.5 GB/s"
 std::string gpu_subject(int device);  // "GPU 0"
 
 // A check that could not be judged, and why.

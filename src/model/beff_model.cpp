@@ -117,9 +117,9 @@ RingPrediction predict_ring(const TransportModel& model, int devices, int per_no
   const std::string pace = p.spans_nodes ? "the network hop" : "each hop";
   p.dominant =
       p.bandwidth_share >= 0.5
-          ? fmt::format("bandwidth: sizes past {} ({} x {:.0f} GB/s) give {:.0f}% of b_eff",
+          ? fmt::format("bandwidth: sizes past {} ({} x {}) give {:.0f}% of b_eff",
                         format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())), pace,
-                        to_GBps(p.pace.bandwidth_Bps), 100 * p.bandwidth_share)
+                        rate_text(p.pace.bandwidth_Bps), 100 * p.bandwidth_share)
           : fmt::format("latency: {} takes {:.2f} us per exchange; sizes below {} give {:.0f}% of b_eff", pace,
                         to_us(p.pace.latency_s), format_bytes(static_cast<std::uint64_t>(p.pace.balance_bytes())),
                         100 * (1 - p.bandwidth_share));

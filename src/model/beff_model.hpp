@@ -124,9 +124,23 @@ struct TransportTerms {
   // A results file a run left when it ended early (its "incomplete" field):
   // why, and how far it got; empty for a complete file or a profile.
   std::string incomplete;
+  // The host of each participant of the ring, in ring order, from the exchange
+  // rows; empty for a profile, "" for a participant the file does not place.
+  std::vector<std::string> participant_hosts;
+  // Each transport's measured b_eff per device (its beff row), in bytes/s.
+  std::vector<std::pair<std::string, double>> beff_per_device_Bps;
 
   bool input_passed() const { return failed_rows.empty() && !run_failed; }
 };
+
+// The hop between nodes as a ring whose every hop crosses hosts measured it:
+// t_lat of its smallest size, B of its largest.
+LinkTerms hop_terms(const TransportModel& model);
+
+// The hosts of a ring in order, "node1, node2, ..." (each named once where
+// they repeat in turn), and how many participants the busiest host has.
+std::string ring_hosts_in_words(const TransportTerms& terms);
+int participants_per_host(const TransportTerms& terms);
 
 // Throws UsageError naming the file when it holds neither.
 TransportTerms read_transport_terms(const std::string& path);

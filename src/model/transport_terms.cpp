@@ -80,6 +80,15 @@ LinkTerms model_row_terms(const nlohmann::json& row, const std::string& path) {
   return {latency_s, bandwidth_Bps};
 }
 
+// An exchange row's participant and host, into hosts (a slot per participant; a file of 2^20 or more is not a ring).
+void place_participant(const nlohmann::json& params, std::vector<std::string>& hosts) {
+  if (!params.contains("participant") || !params.contains("host")) return;
+  const auto participant = whole_number<std::size_t>(params, "participant");
+  if (participant >= (1u << 20)) throw std::range_error(fmt::format("participant {} is past any ring", participant));
+  if (hosts.size() <= participant) hosts.resize(participant + 1);
+  hosts[participant] = params.at("host").get<std::string>();
+}
+
 // "interrupted by SIGINT; 11 rows, 12 of 40 steps"; empty for a complete file.
 std::string incomplete_in_words(const nlohmann::json& doc) {
   if (!doc.contains("incomplete")) return "";
@@ -102,10 +111,15 @@ TransportTerms from_results(const nlohmann::json& doc, const std::string& path) 
     terms.devices = whole_number_or<int>(workload.at("config"), "participants", 0);
     for (const auto& row : workload.at("rows")) {
       if (row.value("section", "") == "exchange" && row.contains("params")) {
-        const bool other_rank = row.at("params").value("rank", 0) != 0;
+        const auto& p = row.at("params");
+        const bool other_rank = p.value("rank", 0) != 0;
         if (other_rank) terms.layout = Layout::rank_per_device;
         else if (terms.layout == Layout::unknown) terms.layout = Layout::one_process;
+        place_participant(p, terms.participant_hosts);
       }
+      if (row.value("section", "") == "beff" && row.contains("params") && row.at("params").contains("per device GB/s"))
+        terms.beff_per_device_Bps.emplace_back(row.at("params").at("transport").get<std::string>(),
+                                               row.at("params").at("per device GB/s").get<double>() * 1e9);
       if (row.value("section", "") != "model") continue;
       const auto& p = row.at("params");
       const std::string name = p.at("transport").get<std::string>();
@@ -147,6 +161,28 @@ TransportTerms from_profile(const std::string& text, const std::string& path) {
 }
 
 }  // namespace
+
+LinkTerms hop_terms(const TransportModel& model) {
+  if (model.segments.empty()) throw std::logic_error("a transport model without terms");
+  return {model.segments.front().terms.latency_s, model.segments.back().terms.bandwidth_Bps};
+}
+
+std::string ring_hosts_in_words(const TransportTerms& terms) {
+  std::string words;
+  for (std::size_t p = 0; p < terms.participant_hosts.size(); ++p) {
+    const std::string& host = terms.participant_hosts[p];
+    if (p > 0 && host == terms.participant_hosts[p - 1]) continue;
+    words += (words.empty() ? "" : ", ") + (host.empty() ? std::string("(not named)") : host);
+  }
+  return words;
+}
+
+int participants_per_host(const TransportTerms& terms) {
+  std::map<std::string, int> count;
+  int most = 0;
+  for (const std::string& host : terms.participant_hosts) most = std::max(most, ++count[host]);
+  return most;
+}
 
 TransportTerms transport_terms_from_json(const std::string& text, const std::string& origin) {
   nlohmann::json doc;

@@ -23,7 +23,8 @@ namespace {
 constexpr std::string_view failed_input_marker = "[FAILED input] ";
 
 // The network's figures as the note gives them: the values used, and where they came from.
-std::string network_in_words(const ModelBeffOptions& o, const model::LinkTerms& network) {
+NetworkHop given_network(const ModelBeffOptions& o) {
+  const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
   const bool default_bandwidth = network.bandwidth_Bps == parse_rate(default_network_bandwidth);
   const bool default_latency = network.latency_s == parse_duration(default_network_latency);
   const std::string bandwidth = default_bandwidth
@@ -34,7 +35,51 @@ std::string network_in_words(const ModelBeffOptions& o, const model::LinkTerms& 
   const std::string latency = default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
                                               : fmt::format("{:.3g} us a hop from --network-latency {}",
                                                             to_us(network.latency_s), o.network_latency);
-  return bandwidth + ", and " + latency;
+  return {network, bandwidth + ", and " + latency, default_bandwidth && default_latency ? "default" : "given"};
+}
+
+// A results file given beside --profile (--network, --measured): one whose data arrived wrong, or that a run
+// left early, is refused; those are for --profile alone to model with a marker.
+model::TransportTerms read_ring(const std::string& path, const char* option) {
+  model::TransportTerms ring = model::read_transport_terms(path);
+  if (!ring.input_passed())
+    throw UsageError(fmt::format("{} '{}' failed verification: {}. Rerun `ferry run beff --json`", option, path,
+                                 failures_in_words(ring)));
+  if (!ring.incomplete.empty())
+    throw UsageError(fmt::format("{} '{}' is incomplete: the run that wrote it ended early ({}). Rerun `ferry run "
+                                 "beff --json`",
+                                 option, path, ring.incomplete));
+  if (ring.participant_hosts.size() < 2 || ring.devices < 2)
+    throw UsageError(fmt::format("{} '{}' names no ring's hosts: give the results of `mpirun ... ferry run beff "
+                                 "--json`",
+                                 option, path));
+  return ring;
+}
+
+// The hop between nodes per transport, from a ring whose every hop crosses hosts (one rank a host).
+std::vector<std::pair<std::string, NetworkHop>> measured_network(const std::string& path) {
+  const model::TransportTerms ring = read_ring(path, "--network");
+  const std::vector<std::string>& hosts = ring.participant_hosts;
+  for (std::size_t p = 0; p < hosts.size(); ++p) {
+    const std::size_t right = (p + 1) % hosts.size();
+    if (hosts[p].empty() || hosts[p] == hosts[right])
+      throw UsageError(fmt::format("--network '{}': participants {} and {} of its ring are on one host ({}), so not "
+                                   "every hop crosses the network: give a ring of one rank a host (mpirun --map-by "
+                                   "node)",
+                                   path, p, right, hosts[p].empty() ? "not named" : hosts[p]));
+  }
+  std::vector<std::pair<std::string, NetworkHop>> hops;
+  for (const model::TransportModel& m : ring.transports) {
+    const model::LinkTerms terms = model::hop_terms(m);
+    hops.push_back({m.transport,
+                    {terms,
+                     fmt::format("measured across hosts in {}, a ring of {} on {}: {} a direction and {:.4g} us a "
+                                 "hop (t_lat of its smallest size, B of its largest: {})",
+                                 path, ring.devices, model::ring_hosts_in_words(ring), rate_text(terms.bandwidth_Bps),
+                                 to_us(terms.latency_s), m.segments.front().basis),
+                     "measured"}});
+  }
+  return hops;
 }
 
 // Every non-empty line begins with the marker, and the status line, which says
@@ -64,7 +109,13 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
     rings.push_back(static_cast<int>(n));
   }
   const int per_node = parse_positive_int(o.per_node, "--per-node");
-  const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
+  LargerRings larger{rings, per_node, given_network(o), {}, nullptr};
+  if (!o.network_path.empty()) larger.measured_network = measured_network(o.network_path);
+  model::TransportTerms measured;
+  if (!o.measured_path.empty()) {
+    measured = read_ring(o.measured_path, "--measured");
+    larger.measured = &measured;
+  }
 
   model::TransportTerms terms;
   Results results;
@@ -100,8 +151,7 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
   results.created_utc = utc_now_iso8601();
   results.command_line = command_line;
 
-  WorkloadResult prediction = predict_larger_rings(terms, {rings, per_node, network, network_in_words(o, network)},
-                                                   input_passed ? "" : o.profile_path);
+  WorkloadResult prediction = predict_larger_rings(terms, larger, input_passed ? "" : o.profile_path);
   if (!terms.incomplete.empty())
     prediction.notes.insert(prediction.notes.begin(),
                             fmt::format("incomplete input, modelled with --allow-incomplete: '{}' ({}): its terms may "

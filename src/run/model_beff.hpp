@@ -22,6 +22,8 @@ struct ModelBeffOptions {
   std::string network_bandwidth = default_network_bandwidth;
   std::string network_latency = default_network_latency;
   std::string profile_path;
+  std::string network_path;   // a beff results file of a ring whose every hop crosses hosts
+  std::string measured_path;  // a beff results file of a ring to set beside its prediction
   std::string json_path;
   std::string backend = "auto";
   bool quiet = false;

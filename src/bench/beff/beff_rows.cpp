@@ -24,8 +24,6 @@ using transport::Kind;
 
 std::int64_t as_param(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-std::string percent(double ratio) { return fmt::format("{:+.1f}%", 100 * (ratio - 1)); }
-
 Check check_of(std::uint64_t wrong_words) { return wrong_words == 0 ? Check::passed : Check::failed; }
 
 std::uint64_t wrong_words(const SizeRecord& size) {
@@ -201,8 +199,8 @@ class ResultBuilder {
     if (row.check == Check::failed) row.note = fmt::format("{} wrong 8-byte words", wrong_words(size));
     const std::optional<double> link_Bps = models.link_rate_Bps(size.bytes);
     const double fitted = n_ * models.fitted.rate_Bps(size.bytes);
-    row.params.push_back({"residual (link)", link_Bps ? percent(row.value() / (n_ * *link_Bps)) : "-"});
-    row.params.push_back({"residual (fitted)", percent(row.value() / fitted)});
+    row.params.push_back({"residual (link)", link_Bps ? residual_text(row.value() / (n_ * *link_Bps)) : "-"});
+    row.params.push_back({"residual (fitted)", residual_text(row.value() / fitted)});
     ring_[record.kind].push_back({size.bytes, row.value(), *row.model, fitted, row.check});
     result_.rows.push_back(std::move(row));
   }
@@ -261,8 +259,8 @@ class ResultBuilder {
                    latency_us_.contains(record.kind) ? fmt::format("{:.2f}", latency_us_[record.kind]) : "-"},
                   {"largest bytes", as_param(largest.bytes)},
                   {"b(largest) per device GB/s", to_GBps(largest.rate / n_)},
-                  {"residual (link)", models.from_link ? percent(*row.derived / *row.model) : "-"},
-                  {"residual (fitted)", percent(*row.derived / (fitted_sum / counted))}};
+                  {"residual (link)", models.from_link ? residual_text(*row.derived / *row.model) : "-"},
+                  {"residual (fitted)", residual_text(*row.derived / (fitted_sum / counted))}};
     beff_[record.kind] = *row.derived;
     beff_fitted_[record.kind] = fitted_sum / counted;
     beff_from_link_[record.kind] = models.from_link.has_value();
@@ -287,10 +285,10 @@ class ResultBuilder {
       const double fitted = beff_fitted_[kind];
       const std::string models =
           from_link ? fmt::format("model from link {:.4g} GB/s per device (residual {}), fitted {:.4g} (residual {})",
-                                  to_GBps(*row.model) / n_, percent(row.value() / *row.model), to_GBps(fitted) / n_,
-                                  percent(row.value() / fitted))
+                                  to_GBps(*row.model) / n_, residual_text(row.value() / *row.model),
+                                  to_GBps(fitted) / n_, residual_text(row.value() / fitted))
                     : fmt::format("model fitted to this run's sizes {:.4g} GB/s per device (residual {})",
-                                  to_GBps(fitted) / n_, percent(row.value() / fitted));
+                                  to_GBps(fitted) / n_, residual_text(row.value() / fitted));
       result_.notes.push_back(fmt::format("{}: b_eff = {:.4g} GB/s per device, {:.4g} GB/s for the ring of {}; {}",
                                           to_string(kind), to_GBps(row.value()) / n_, to_GBps(row.value()), n_,
                                           models));

@@ -139,11 +139,12 @@ void add_beff_commands(const Commands& c) {
   predict->footer(
       "Scales each transport's measured terms (t_lat, B) to rings of --devices devices. Within a node every device "
       "keeps its own terms; a ring that spans nodes moves in lockstep, so the slowest hop (the network) sets every "
-      "device's pace. p2p transports stay within one node. Says which term dominates b_eff. Terms come from "
+      "device's pace. p2p transports stay within one node. Says which term dominates b_eff, and what it assumes. Terms come from "
       "--profile: a beff results file (`ferry run beff --json`) or a machine profile (p2p-ce only); without it a "
       "quick beff run on this machine measures them. A results file with a row that FAILED its check (or whose "
       "verification is FAILED) is refused, exit 2, naming the rows, unless --allow-failed; one a run left when it "
-      "ended early (an \"incomplete\" field), unless --allow-incomplete. The note names the network figures used.");
+      "ended early (an \"incomplete\" field), unless --allow-incomplete; a --network or --measured file, always. "
+      "The notes name the network figures used and where they came from.");
   predict->add_option("--devices", m->devices, "ring sizes to predict (default 8,64,512)");
   predict->add_option("--per-node", m->per_node, "devices per node (default 8)");
   predict->add_option("--network-bandwidth", m->network_bandwidth,
@@ -153,6 +154,17 @@ void add_beff_commands(const Commands& c) {
                       fmt::format("one hop between nodes (default {})", default_network_latency));
   predict->add_option("--profile", m->profile_path, "beff results or machine profile with the terms")
       ->check(input_file("--profile"));
+  predict
+      ->add_option("--network", m->network_path,
+                   "the hop between nodes as measured: beff results of a ring whose every hop crosses hosts (mpirun "
+                   "--map-by node, a rank a host); each transport it ran takes t_lat of its smallest size and B of "
+                   "its largest, in place of --network-bandwidth and --network-latency")
+      ->check(input_file("--network"));
+  predict
+      ->add_option("--measured", m->measured_path,
+                   "beff results of a ring of one of --devices: each transport's prediction for its size is set "
+                   "beside its measured b_eff per device, with the residual")
+      ->check(input_file("--measured"));
   predict
       ->add_option("--json", m->json_path,
                    "write the prediction to this results file (JSON); - for standard output, and the tables then go "
