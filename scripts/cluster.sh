@@ -187,6 +187,10 @@ cmd_up() {
     ip -n "$ns" addr add "$subnet.$i.2/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" route add default via "$subnet.$i.1" || fail_up "cannot route node$i through the router"
+    # TCP gives up on a peer that stopped acknowledging after 4 retries (6.2 s at the 200 ms least timeout,
+    # doubling), not Linux's 15 (15 minutes): mpirun, ending a job, waits on its connection to a lost host's
+    # daemon for as long as TCP retries. At 5 retries every rank ended 22-28 s after a host's link went down.
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_retries2=4 > /dev/null || fail_up "cannot set node$i's TCP retries"
     echo "$subnet.$i.2 slots=$slots" >> "$state/hosts.new"
   done
   mv "$state/hosts.new" "$state/hosts"
@@ -258,11 +262,16 @@ cmd_run() {
   [ $have_map = 1 ] || mpirun_args=(--map-by node "${mpirun_args[@]}")
   # OpenMPI's own launcher starts a daemon on each host through the agent; the daemons and ranks talk over
   # the box's links only (TCP, the hosts' subnet), never shared memory between hosts.
+  # A host that stops answering (its link down) is found by the keepalives of mpirun's connection to its
+  # daemon, idle while the ranks run: after 15 s of silence, 3 probes 2 s apart, where OpenMPI's defaults
+  # (300 s, 9 probes 20 s apart) leave mpirun waiting for that daemon for 8 minutes. mpirun then ends every
+  # rank it can reach, without naming the host; ferry's watchdog, at twice --timeout, names it sooner.
   # Ranks that wait yield the core: the box's hosts share the machine's cores, and a veth link's packets are
   # handled by the kernel's softirq thread, which a rank spinning in MPI_Recv starves until the next tick.
   # An 8 B MPI_Sendrecv between two hosts of a box on 2 cores took 4.1 ms spinning, 48 us yielding.
   in_host 1 mpirun "${root[@]}" --hostfile "$hostfile" \
     --mca plm_rsh_agent "$state/enter" --mca plm_rsh_no_tree_spawn 1 --mca mpi_yield_when_idle 1 \
+    --mca oob_tcp_keepalive_time 15 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3 \
     --mca btl tcp,self,vader --mca btl_tcp_if_include "$subnet.0.0/16" --mca oob_tcp_if_include "$subnet.0.0/16" \
     "${mpirun_args[@]}" "$@"
   local code=$?

@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/run_journal.hpp"
+#include "transport/liveness.hpp"
 
 #if FERRY_WITH_MPI
 #include "core/mpi_check.hpp"
@@ -102,6 +104,19 @@ void World::start_mpi() {
   FERRY_MPI(MPI_Comm_rank(node, &local_rank_));
   FERRY_MPI(MPI_Comm_size(node, &host_ranks_));
   MPI_Comm_free(&node);
+  for (const std::vector<std::uint8_t>& host : all_gather({host_.begin(), host_.end()}))
+    hosts_.emplace_back(host.begin(), host.end());
+  if (size_ > 1) {
+    // A rank that cannot open its port shares an empty endpoint: the others then name it silent when a run stalls.
+    try {
+      liveness_ = std::make_unique<Liveness>(rank_);
+    } catch (const RuntimeFailure& e) {
+      std::fprintf(stderr, "ferry: rank %d (%s): %s; a stalled run will not say which ranks still answer\n", rank_,
+                   host_.c_str(), e.what());
+    }
+    auto endpoints = all_gather(liveness_ ? liveness_->endpoint() : std::vector<std::uint8_t>{});
+    if (liveness_) liveness_->set_peers(std::move(endpoints));
+  }
 #else
   // Launched by mpirun but built without MPI: every copy would think it is
   // alone and measure the same GPUs at once. Say so rather than do that.
@@ -280,12 +295,28 @@ void World::stop_watching() {
 void World::watchdog_loop() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::lock_guard lock(watch_mutex_);
-    if (!watching_) return;
-    const double idle = static_cast<double>(now_ns() - last_progress_ns_) * 1e-9;
-    if (idle <= watch_seconds_) continue;
-    std::fprintf(stderr, "ferry: rank %d (%s): no progress for %.0f s in %s; aborting every rank\n", rank_,
-                 host_.c_str(), idle, step_.empty() ? "the run" : step_.c_str());
+    std::string step;
+    double idle = 0;
+    {
+      std::lock_guard lock(watch_mutex_);
+      if (!watching_) return;
+      idle = static_cast<double>(now_ns() - last_progress_ns_) * 1e-9;
+      if (idle <= watch_seconds_) continue;
+      step = step_.empty() ? "the run" : step_;
+    }
+    // Who is gone: a rank waits in MPI for a neighbour that may itself be waiting, so ask every rank directly.
+    // Two seconds: a live rank's answer crosses a loaded network in well under that.
+    const std::string silent =
+        liveness_ ? silent_in_words(liveness_->silent_ranks(std::chrono::seconds(2)), hosts_, rank_) : "";
+    const std::string why =
+        fmt::format("no progress for {:.0f} s in {}; {}", idle, step,
+                    silent.empty() ? (liveness_ ? "every other rank answers, so they wait too" : "no rank was asked")
+                                   : silent);
+    // The rows finished are kept (rank 0 holds them) before the abort ends this process without a word to them.
+    RunJournal* journal = current_journal();
+    const std::string kept = journal ? journal->keep_unfinished(why, true) : "";
+    std::fprintf(stderr, "ferry: rank %d (%s): %s; aborting every rank%s\n", rank_, host_.c_str(), why.c_str(),
+                 kept.empty() ? "" : ("; " + kept).c_str());
     std::fflush(stderr);
 #if FERRY_WITH_MPI
     if (mpi_ && mpi_multithreaded) MPI_Abort(MPI_COMM_WORLD, 3);

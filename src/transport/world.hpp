@@ -4,12 +4,15 @@
 // started only when a launcher started this process, so a plain `ferry run`
 // needs no MPI at all, and a ferry built without MPI is a world of one.
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace ferry {
+
+class Liveness;
 
 class World {
  public:
@@ -44,7 +47,8 @@ class World {
   [[noreturn]] void abort(int exit_code) const;
 
   // A rank that makes no progress for `seconds` (a peer that died, a wait
-  // that never ends) aborts them all with a message naming it and the step.
+  // that never ends) aborts them all with a message naming it, the step, and
+  // the ranks that no longer answer (transport/liveness.hpp) with their hosts.
   // Only where there are several ranks: a single process's waits have their own timeouts.
   void watch(double seconds);
   void progressed(const std::string& step);
@@ -73,6 +77,8 @@ class World {
   std::int64_t last_progress_ns_ = 0;
   bool watching_ = false;
   std::thread watchdog_;
+  std::unique_ptr<Liveness> liveness_;  // under MPI with several ranks
+  std::vector<std::string> hosts_;      // every rank's host, in rank order, under MPI
 };
 
 // This process's world.

@@ -28,9 +28,8 @@ class ModelBeffNetwork : public ::testing::Test {
     ASSERT_NE(mkdtemp(name), nullptr);
     folder_ = name;
     local_ = path("local.json");
-    const Outcome o = ferry({"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1",
-                             "--transport", "host-staged", "--min-time", "100us", "--repetitions", "1", "--json",
-                             local_});
+    const Outcome o = ferry({"run", "beff", "--backend", "emu", "--quick", "--quiet", "--devices", "0,1", "--transport",
+                             "host-staged", "--min-time", "100us", "--repetitions", "1", "--json", local_});
     ASSERT_EQ(o.code, 0) << o.err;
     // The same ring with participant p on host node(p+1), its hop at the known figures.
     across_ = edited("across.json", [](nlohmann::json& row) {
@@ -77,8 +76,8 @@ class ModelBeffNetwork : public ::testing::Test {
 
 TEST_F(ModelBeffNetwork, AHopMeasuredAcrossHostsPacesTheRingAndTheNotesSayWhereItCameFrom) {
   const std::string out = path("paced.json");
-  const Outcome o = ferry({"model", "beff", "--profile", local_, "--network", across_, "--devices", "4",
-                           "--per-node", "1", "--json", out});
+  const Outcome o = ferry(
+      {"model", "beff", "--profile", local_, "--network", across_, "--devices", "4", "--per-node", "1", "--json", out});
   ASSERT_EQ(o.code, 0) << o.err;
   const nlohmann::json p = prediction(out);
   const nlohmann::json row = row_of(p, 4);

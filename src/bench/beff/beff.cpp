@@ -24,7 +24,7 @@ WorkloadResult run(Backend& backend, World& world, const BeffConfig& config,
   const std::vector<Member> members = gather_members(world, areas.group());
 
   // A rank that waits longer than any single step may take is waiting for a rank that is gone.
-  world.watch(std::max(60.0, 2 * config.transport.timeout_s));
+  world.watch(2 * config.transport.timeout_s);
   // Every rank must agree to run a transport: one that cannot would leave the others waiting.
   std::vector<std::string> skipped;
   for (transport::Kind kind : config.transports)

@@ -60,7 +60,7 @@ void add_beff_options(CLI::App& command, BeffOptions& o) {
                [](auto& c, const auto& text) { c.transport.sm_teams = parse_positive_int(text, "--sm-teams"); });
   o.config.add(command, "--timeout",
                "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
-               "for twice this (at least 60 s) aborts every rank",
+               "for twice this aborts every rank (a single measurement longer than that reads as a rank gone)",
                [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
   command
       .add_option("--profile", o.profile_path,

@@ -51,7 +51,7 @@ void add_topo_options(CLI::App& command, TopoOptions& o) {
                [](auto& c, const auto& text) { c.latency_bytes = parse_bytes(text); });
   o.config.add(command, "--timeout",
                "longest wait for a peer before the run fails (default 30s); under mpirun a rank with no progress "
-               "for twice this (at least 60 s) aborts every rank",
+               "for twice this aborts every rank (a single measurement longer than that reads as a rank gone)",
                [](auto& c, const auto& text) { c.transport.timeout_s = parse_timeout(text, "--timeout"); });
   command
       .add_option("--profile", o.profile_path,
