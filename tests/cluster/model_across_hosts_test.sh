@@ -5,7 +5,7 @@
 # set beside the ring of 4 measured (--measured). Every link at 50 Mbit/s, so
 # the network, not the box's two shared cores, paces the rings.
 # Prints the residual. It must name the network as measured and lie within
-# 25%: in 10 runs on the 2-core machine it was +2.7% to +13.9% (docs/cluster.md
+# 25%: in 10 runs on the 2-core machine it was +5.0% to +11.0% (docs/cluster.md
 # says why the box's links bias it upward); a rank spinning on a core the
 # kernel needs for the links (4 ms an exchange) put it at -40% and +75%.
 # Usage: model_across_hosts_test.sh FERRY REPO_ROOT. Exit 77 (skipped) without
