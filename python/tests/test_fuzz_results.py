@@ -1,7 +1,7 @@
 """Hostile results files given to `ferry report` and `ferry compare`: documents
 with random parts replaced or removed, and text that is not JSON at all. Each
 must be read, drawn and compared, or refused with ResultsError; nothing else
-may escape. A short run comes with every test run; FERRY_FUZZ_SECONDS=60 (CI)
+may escape. A short run comes with every test run; FERRY_FUZZ_SECONDS=30 (CI)
 keeps drawing new documents for that long. A document that breaks this
 becomes an example below (@example), so it stays tested."""
 from __future__ import annotations

@@ -22,6 +22,11 @@ namespace {
 // Begins every line printed of a prediction from a file that failed verification.
 constexpr std::string_view failed_input_marker = "[FAILED input] ";
 
+// "12.5 GB/s", "6.25 MB/s": three figures, in MB/s below 1 GB/s (a link a test limits).
+std::string rate_in_figures(double Bps) {
+  return Bps < 1e9 ? fmt::format("{:.3g} MB/s", Bps / 1e6) : fmt::format("{:.3g} GB/s", to_GBps(Bps));
+}
+
 // The network's figures as the note gives them: the values used, and where they came from.
 NetworkHop given_network(const ModelBeffOptions& o) {
   const model::LinkTerms network{parse_duration(o.network_latency), parse_rate(o.network_bandwidth)};
@@ -30,8 +35,8 @@ NetworkHop given_network(const ModelBeffOptions& o) {
   const std::string bandwidth = default_bandwidth
                                     ? fmt::format("{:.3g} GB/s a direction, the default: one 400 Gb/s NIC per GPU",
                                                   to_GBps(network.bandwidth_Bps))
-                                    : fmt::format("{:.3g} GB/s a direction from --network-bandwidth {}",
-                                                  to_GBps(network.bandwidth_Bps), o.network_bandwidth);
+                                    : fmt::format("{} a direction from --network-bandwidth {}",
+                                                  rate_in_figures(network.bandwidth_Bps), o.network_bandwidth);
   const std::string latency = default_latency ? fmt::format("{:.3g} us a hop, the default", to_us(network.latency_s))
                                               : fmt::format("{:.3g} us a hop from --network-latency {}",
                                                             to_us(network.latency_s), o.network_latency);

@@ -105,8 +105,7 @@ void Liveness::answer_pings() {
     Datagram in{};
     sockaddr_in from{};
     socklen_t length = sizeof from;
-    const ssize_t n =
-        recvfrom(socket_, &in, sizeof in, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &length);
+    const ssize_t n = recvfrom(socket_, &in, sizeof in, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &length);
     if (n < 0) return;
     if (n != sizeof in || in.magic != ping_magic) continue;
     const Datagram out{pong_magic, rank_};

@@ -114,6 +114,16 @@ TEST_F(ModelBeffNetwork, ATransportTheNetworkFileLacksKeepsTheGivenHopAndSaysSo)
   EXPECT_NE(notes(p).find("where not measured, 50 GB/s a direction, the default"), std::string::npos) << notes(p);
 }
 
+TEST_F(ModelBeffNetwork, AGivenRateBelowAGigabyteASecondIsNamedInMegabytes) {
+  const std::string out = path("slow-link.json");
+  ASSERT_EQ(ferry({"model", "beff", "--profile", local_, "--network-bandwidth", "6.25MB/s", "--devices", "4",
+                   "--per-node", "1", "--json", out})
+                .code,
+            0);
+  EXPECT_NE(notes(prediction(out)).find("6.25 MB/s a direction from --network-bandwidth 6.25MB/s"), std::string::npos)
+      << notes(prediction(out));
+}
+
 TEST_F(ModelBeffNetwork, ANetworkRingWithTwoParticipantsOnOneHostIsRefusedNamingThem) {
   const Outcome o = ferry({"model", "beff", "--profile", local_, "--network", local_});
   EXPECT_EQ(o.code, 2) << o.out;
