@@ -28,7 +28,8 @@
 # boxes of different names can be up at once. FERRY_CLUSTER_SUBNET (default
 # 10.77) is the first two octets of the hosts' addresses: host i is
 # SUBNET.i.2, its router side SUBNET.i.1. FERRY_CLUSTER_SLOTS (default 4) is
-# each host's slots in the host file.
+# each host's slots in the host file. FERRY_CLUSTER_BURST (default 64kb) is
+# the bucket a rate lets through at once after an idle link (tbf's burst).
 set -uo pipefail
 
 name=${FERRY_CLUSTER_NAME:-ferry}

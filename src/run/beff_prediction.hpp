@@ -27,8 +27,9 @@ struct LargerRings {
   std::vector<int> devices;  // the ring sizes to predict
   int per_node = 8;
   NetworkHop network;  // every transport's hop between nodes, but those `measured_network` has
-  // Per transport, the hop as a ring across hosts measured it (--network FILE).
+  // Per transport, the hop as a ring across hosts measured it (--network FILE), and that file.
   std::vector<std::pair<std::string, NetworkHop>> measured_network;
+  std::string measured_network_origin;
   // A ring measured at one of the predicted sizes (--measured FILE): each row of
   // its size is set beside it. Null when none was given.
   const model::TransportTerms* measured = nullptr;

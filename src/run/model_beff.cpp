@@ -114,8 +114,14 @@ int model_beff(const ModelBeffOptions& o, const std::vector<std::string>& comman
     rings.push_back(static_cast<int>(n));
   }
   const int per_node = parse_positive_int(o.per_node, "--per-node");
-  LargerRings larger{rings, per_node, given_network(o), {}, nullptr};
-  if (!o.network_path.empty()) larger.measured_network = measured_network(o.network_path);
+  LargerRings larger;
+  larger.devices = rings;
+  larger.per_node = per_node;
+  larger.network = given_network(o);
+  if (!o.network_path.empty()) {
+    larger.measured_network = measured_network(o.network_path);
+    larger.measured_network_origin = o.network_path;
+  }
   model::TransportTerms measured;
   if (!o.measured_path.empty()) {
     measured = read_ring(o.measured_path, "--measured");

@@ -292,6 +292,18 @@ void World::stop_watching() {
   if (watchdog_.joinable()) watchdog_.join();
 }
 
+std::string World::who_is_silent() const {
+  if (!liveness_) return "no rank was asked";
+  // A rank waits in MPI for a neighbour that may itself be waiting, so every rank is asked directly. Two
+  // seconds: a live rank's answer crosses a loaded network in well under that.
+  try {
+    const std::string silent = silent_in_words(liveness_->silent_ranks(std::chrono::seconds(2)), hosts_, rank_);
+    return silent.empty() ? "every other rank answers, so they wait too" : silent;
+  } catch (const RuntimeFailure& e) {
+    return fmt::format("the other ranks could not be asked ({})", e.what());
+  }
+}
+
 void World::watchdog_loop() {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -304,14 +316,14 @@ void World::watchdog_loop() {
       if (idle <= watch_seconds_) continue;
       step = step_.empty() ? "the run" : step_;
     }
-    // Who is gone: a rank waits in MPI for a neighbour that may itself be waiting, so ask every rank directly.
-    // Two seconds: a live rank's answer crosses a loaded network in well under that.
-    const std::string silent =
-        liveness_ ? silent_in_words(liveness_->silent_ranks(std::chrono::seconds(2)), hosts_, rank_) : "";
-    const std::string why =
-        fmt::format("no progress for {:.0f} s in {}; {}", idle, step,
-                    silent.empty() ? (liveness_ ? "every other rank answers, so they wait too" : "no rank was asked")
-                                   : silent);
+    const std::string silent = who_is_silent();
+    {
+      // The run may have moved on, or ended, while the ranks were asked.
+      std::lock_guard lock(watch_mutex_);
+      if (!watching_) return;
+      if (static_cast<double>(now_ns() - last_progress_ns_) * 1e-9 <= watch_seconds_) continue;
+    }
+    const std::string why = fmt::format("no progress for {:.0f} s in {}; {}", idle, step, silent);
     // The rows finished are kept (rank 0 holds them) before the abort ends this process without a word to them.
     RunJournal* journal = current_journal();
     const std::string kept = journal ? journal->keep_unfinished(why, true) : "";

@@ -63,6 +63,8 @@ class World {
   friend void stop_world();
   void start_mpi();
   void watchdog_loop();
+  // In words, the ranks that answer no ping (transport/liveness.hpp), with their hosts.
+  std::string who_is_silent() const;
 
   int rank_ = 0;
   int size_ = 1;

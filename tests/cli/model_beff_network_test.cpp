@@ -88,6 +88,7 @@ TEST_F(ModelBeffNetwork, AHopMeasuredAcrossHostsPacesTheRingAndTheNotesSayWhereI
   expected /= static_cast<double>(sizes.size());
   EXPECT_NEAR(row["params"]["per device GB/s"].get<double>(), expected / 1e9, 1e-9 * expected / 1e9);
   EXPECT_EQ(row["params"]["network"], "measured (1.0 MB/s, 2000 us)");
+  EXPECT_EQ(p["config"]["network_measured"], across_);
   const std::string all = notes(p);
   EXPECT_NE(all.find("network for host-staged: measured across hosts in " + across_ +
                      ", a ring of 2 on node1, node2: 1.0 MB/s a direction and 2000 us a hop"),
@@ -168,6 +169,7 @@ TEST_F(ModelBeffNetwork, AMeasuredRingIsSetBesideThePredictionOfItsSizeWithTheRe
               1e-3 * beff_row["params"]["per device GB/s"].get<double>());
   // A ring of another size has nothing measured beside it.
   EXPECT_EQ(row_of(p, 4)["params"]["residual (measured)"], "-");
+  EXPECT_EQ(p["config"]["measured"], local_);
   EXPECT_NE(notes(p).find("measured: " + local_ + ", a ring of 2 on "), std::string::npos) << notes(p);
   EXPECT_NE(notes(p).find("(2 a host): host-staged "), std::string::npos) << notes(p);
 
