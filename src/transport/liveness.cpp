@@ -125,15 +125,18 @@ std::vector<std::uint8_t> Liveness::endpoint() const {
 
 std::vector<int> Liveness::silent_ranks(std::chrono::milliseconds wait) const {
   std::set<int> silent;
-  for (int r = 0; r < static_cast<int>(peers_.size()); ++r)
+  std::vector<std::vector<sockaddr_in>> addresses;  // each rank's, read once for every round of pings
+  for (int r = 0; r < static_cast<int>(peers_.size()); ++r) {
+    addresses.push_back(addresses_in(peers_[static_cast<std::size_t>(r)]));
     if (r != rank_) silent.insert(r);
+  }
   std::uint16_t port = 0;
   const int s = open_socket(port);
   const Datagram ping{ping_magic, rank_};
   const auto deadline = std::chrono::steady_clock::now() + wait;
   while (!silent.empty() && std::chrono::steady_clock::now() < deadline) {
     for (int r : silent)
-      for (const sockaddr_in& a : addresses_in(peers_[static_cast<std::size_t>(r)]))
+      for (const sockaddr_in& a : addresses[static_cast<std::size_t>(r)])
         sendto(s, &ping, sizeof ping, 0, reinterpret_cast<const sockaddr*>(&a), sizeof a);
     const auto round_end = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
     for (auto now = std::chrono::steady_clock::now(); now < round_end; now = std::chrono::steady_clock::now()) {

@@ -53,6 +53,13 @@ class ModelBeffNetwork : public ::testing::Test {
     return path(file);
   }
 
+  // `ferry model beff --profile local_ ARGS... --json FILE` (FILE in the test's folder).
+  static Outcome model_beff(const std::string& file, std::vector<std::string> args) {
+    args.insert(args.begin(), {"model", "beff", "--profile", local_});
+    args.insert(args.end(), {"--json", path(file)});
+    return ferry(args);
+  }
+
   static nlohmann::json prediction(const std::string& file) {
     return nlohmann::json::parse(read_file(file))["workloads"][0];
   }
@@ -75,11 +82,9 @@ class ModelBeffNetwork : public ::testing::Test {
 };
 
 TEST_F(ModelBeffNetwork, AHopMeasuredAcrossHostsPacesTheRingAndTheNotesSayWhereItCameFrom) {
-  const std::string out = path("paced.json");
-  const Outcome o = ferry(
-      {"model", "beff", "--profile", local_, "--network", across_, "--devices", "4", "--per-node", "1", "--json", out});
+  const Outcome o = model_beff("paced.json", {"--network", across_, "--devices", "4", "--per-node", "1"});
   ASSERT_EQ(o.code, 0) << o.err;
-  const nlohmann::json p = prediction(out);
+  const nlohmann::json p = prediction(path("paced.json"));
   const nlohmann::json row = row_of(p, 4);
   // The ring moves at the measured hop's pace: L / (t_lat + L / B), averaged over the definition's sizes.
   double expected = 0;
@@ -105,24 +110,17 @@ TEST_F(ModelBeffNetwork, ATransportTheNetworkFileLacksKeepsTheGivenHopAndSaysSo)
     if (row["section"] == "exchange") row["params"]["host"] = row["params"]["participant"] == 0 ? "node1" : "node2";
     if (row["params"].contains("transport")) row["params"]["transport"] = "mpi-staged";
   });
-  const std::string out = path("unmeasured.json");
-  ASSERT_EQ(ferry({"model", "beff", "--profile", local_, "--network", other, "--devices", "4", "--per-node", "1",
-                   "--json", out})
-                .code,
-            0);
-  const nlohmann::json p = prediction(out);
+  ASSERT_EQ(model_beff("unmeasured.json", {"--network", other, "--devices", "4", "--per-node", "1"}).code, 0);
+  const nlohmann::json p = prediction(path("unmeasured.json"));
   EXPECT_EQ(row_of(p, 4)["params"]["network"], "default (50.0 GB/s, 3 us)");
   EXPECT_NE(notes(p).find("where not measured, 50 GB/s a direction, the default"), std::string::npos) << notes(p);
 }
 
 TEST_F(ModelBeffNetwork, AGivenRateBelowAGigabyteASecondIsNamedInMegabytes) {
-  const std::string out = path("slow-link.json");
-  ASSERT_EQ(ferry({"model", "beff", "--profile", local_, "--network-bandwidth", "6.25MB/s", "--devices", "4",
-                   "--per-node", "1", "--json", out})
-                .code,
+  ASSERT_EQ(model_beff("slow-link.json", {"--network-bandwidth", "6.25MB/s", "--devices", "4", "--per-node", "1"}).code,
             0);
-  EXPECT_NE(notes(prediction(out)).find("6.25 MB/s a direction from --network-bandwidth 6.25MB/s"), std::string::npos)
-      << notes(prediction(out));
+  const std::string all = notes(prediction(path("slow-link.json")));
+  EXPECT_NE(all.find("6.25 MB/s a direction from --network-bandwidth 6.25MB/s"), std::string::npos) << all;
 }
 
 TEST_F(ModelBeffNetwork, ANetworkRingWithTwoParticipantsOnOneHostIsRefusedNamingThem) {
@@ -148,12 +146,8 @@ TEST_F(ModelBeffNetwork, ANetworkOrMeasuredFileWithAFailedRowIsRefused) {
 }
 
 TEST_F(ModelBeffNetwork, AMeasuredRingIsSetBesideThePredictionOfItsSizeWithTheResidual) {
-  const std::string out = path("beside.json");
-  ASSERT_EQ(ferry({"model", "beff", "--profile", local_, "--measured", local_, "--devices", "2,4", "--per-node", "2",
-                   "--json", out})
-                .code,
-            0);
-  const nlohmann::json p = prediction(out);
+  ASSERT_EQ(model_beff("beside.json", {"--measured", local_, "--devices", "2,4", "--per-node", "2"}).code, 0);
+  const nlohmann::json p = prediction(path("beside.json"));
   // Within one node the prediction of the measured size is the run's own fitted model, so the residual is the
   // one the run printed beside its b_eff.
   const nlohmann::json run = nlohmann::json::parse(read_file(local_));
@@ -174,14 +168,9 @@ TEST_F(ModelBeffNetwork, AMeasuredRingIsSetBesideThePredictionOfItsSizeWithTheRe
   EXPECT_NE(notes(p).find("(2 a host): host-staged "), std::string::npos) << notes(p);
 
   // Predicted a device a node, the measured ring's two a host is said.
-  const std::string apart = path("apart.json");
-  ASSERT_EQ(ferry({"model", "beff", "--profile", local_, "--measured", local_, "--devices", "2", "--per-node", "1",
-                   "--json", apart})
-                .code,
-            0);
-  EXPECT_NE(notes(prediction(apart)).find("it has 2 devices a host where the prediction has 1 (--per-node)"),
-            std::string::npos)
-      << notes(prediction(apart));
+  ASSERT_EQ(model_beff("apart.json", {"--measured", local_, "--devices", "2", "--per-node", "1"}).code, 0);
+  const std::string apart = notes(prediction(path("apart.json")));
+  EXPECT_NE(apart.find("it has 2 devices a host where the prediction has 1 (--per-node)"), std::string::npos) << apart;
 }
 
 }  // namespace model_beff_network

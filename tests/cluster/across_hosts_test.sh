@@ -13,7 +13,6 @@ ferry=$(realpath "$1")
 export FERRY_CLUSTER_NAME=fa$$
 test_name=across_hosts
 source "$(dirname "$0")/box_test_lib.sh" "$@"
-trap 'bash "$cluster" down > /dev/null 2>&1; rm -rf "$work"' EXIT
 
 bash "$cluster" up 4 > /dev/null || fail "up 4 failed"
 # RANKS HOSTS ARGS...: ferry on RANKS ranks over the box's first HOSTS hosts, dealt in turn; output in $work/out.txt.

@@ -1,6 +1,7 @@
 # Sourced by the tests of a cluster in a box, after they set test_name and
 # FERRY_CLUSTER_NAME: `cluster` (the script), a scratch folder `work`, `fail`,
-# `node2s_pairs_named_alone`, and exit 77 (skipped) without root or network namespaces. Usage of the
+# `node2s_pairs_named_alone`, a trap that removes the box and `work` on exit,
+# and exit 77 (skipped) without root or network namespaces. Usage of the
 # sourcing test: TEST REPO_ROOT (..., REPO_ROOT last).
 set -uo pipefail
 cluster=${!#}/scripts/cluster.sh
@@ -13,6 +14,8 @@ fail() {
 ip netns add "$FERRY_CLUSTER_NAME-check" 2> /dev/null ||
   { echo "$test_name: skipped: no network namespaces here"; rm -rf "$work"; exit 77; }
 ip netns del "$FERRY_CLUSTER_NAME-check"
+# Whatever the test made goes when it ends, passed or failed.
+trap 'bash "$cluster" down > /dev/null 2>&1; rm -rf "$work"' EXIT
 
 # Fleet doctor's output in $work/out.txt, its exit in `code`, with node2's link the slowest of 4 hosts: node2's two
 # pairs are named, with node2 as the host they share, and no other pair.

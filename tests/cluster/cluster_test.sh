@@ -12,11 +12,6 @@ source "$(dirname "$0")/box_test_lib.sh" "$@"
 namespaces() { ip netns list | awk -v p="^$FERRY_CLUSTER_NAME-" '$1 ~ p {print $1}' | sort | tr '\n' ' '; }
 before=$(ip netns list | sort | tr '\n' ' ')
 root_addresses=$(ip -br addr | sort)
-cleanup() {
-  bash "$cluster" down > /dev/null 2>&1
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 # CODE MESSAGE COMMAND...: the command exits CODE and its standard error holds MESSAGE.
 expect() {

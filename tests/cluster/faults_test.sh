@@ -14,7 +14,6 @@ ferry=$(realpath "$1")
 export FERRY_CLUSTER_NAME=fx$$
 test_name=faults
 source "$(dirname "$0")/box_test_lib.sh" "$@"
-trap 'bash "$cluster" down > /dev/null 2>&1; rm -rf "$work"' EXIT
 
 # A box of 4 hosts, every link at RATE.
 box() {

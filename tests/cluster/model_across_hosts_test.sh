@@ -16,7 +16,6 @@ ferry=$(realpath "$1")
 export FERRY_CLUSTER_NAME=fm$$
 test_name=model_across_hosts
 source "$(dirname "$0")/box_test_lib.sh" "$@"
-trap 'bash "$cluster" down > /dev/null 2>&1; rm -rf "$work"' EXIT
 
 bash "$cluster" up 4 > /dev/null || fail "up 4 failed"
 # A bucket of about one packet: tc's default 64 KiB lets a 128 KiB message through at twice the rate after an idle
