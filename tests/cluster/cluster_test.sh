@@ -58,6 +58,12 @@ timeout 120 bash "$cluster" run -np 6 -- hostname > "$work/hostnames" 2> "$work/
   { cat "$work/err"; fail "run -np 6 failed"; }
 [ "$(sort "$work/hostnames" | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "2 2 2 " ] ||
   fail "6 ranks were not dealt 2 to a host: $(sort "$work/hostnames" | tr '\n' ' ')"
+# Every rank yields while it waits: the box's hosts share the machine's cores with the kernel's work for the
+# links, and a rank spinning in MPI_Recv made each exchange between hosts cost a scheduler tick (4.1 ms
+# spinning, 48 us yielding, for 8 B).
+timeout 120 bash "$cluster" run -- sh -c 'echo "$OMPI_MCA_mpi_yield_when_idle"' > "$work/yield" 2> "$work/err" ||
+  { cat "$work/err"; fail "run -- sh failed"; }
+[ "$(tr '\n' ' ' < "$work/yield")" = "1 1 1 " ] || fail "the ranks' mpi_yield_when_idle: $(tr '\n' ' ' < "$work/yield")"
 
 # A host file naming a host that is not in the box, or one whose link is down: one line, at once.
 printf '10.77.1.2 slots=1\n10.77.7.2 slots=1\n' > "$work/hostfile"
