@@ -13,6 +13,11 @@ workers=${2:-4}
 
 [ -f "$build_dir/CTestTestfile.cmake" ] ||
   { echo "test-under-load: no tests in $build_dir: build it first (scripts/setup.sh $build_dir)" >&2; exit 1; }
+# scripts/test.sh configures its plain tree without the C++ unit tests; a whole suite has them.
+[ -f "$build_dir/tests/ferry_tests" ] || {
+  echo "test-under-load: $build_dir has no C++ unit tests (tests/ferry_tests): build them (scripts/setup.sh $build_dir)" >&2
+  exit 1
+}
 scripts/apt-install.sh test-under-load stress-ng
 
 # The limit only ends stress-ng should this script be killed before its trap runs.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, second command (and CI's): install what is missing, build, and
-# run every test on the emulator. Where nvcc is present the CUDA backend is
-# built too (compile only without a GPU). Then the Python package's tests
+# run every test on the emulator. The plain tree (with the CUDA backend where
+# nvcc is present: compile only without a GPU) runs the command-line tests,
+# those of mpirun and of the box's hosts among them. Then the Python package's tests
 # (report, compare; warnings are errors; the results-file fuzzers), opening
 # reports in headless Chromium; the emulator alone (a CPU-only build) under
 # ASan+UBSan with every test, then the mutation steps on that build (each named
@@ -102,10 +103,12 @@ lane=$!
 
 # .venv's Python, named before setup-python has made it (scripts/configure.sh would otherwise pick Debian's).
 venv_python=-DFERRY_PYTHON=$PWD/.venv/bin/python
+# The plain tree without the C++ unit tests: the ASan+UBSan tree runs every one of them. The plain tree runs
+# the command-line tests (the workloads, mpirun, the box's hosts, install), whose timings or packages are its own.
 if command -v nvcc > /dev/null; then
-  stage "configure and build (CUDA backend)" scripts/setup.sh build ON "$venv_python"
+  stage "configure and build (CUDA backend)" scripts/setup.sh build ON "$venv_python" -DFERRY_UNIT_TESTS=OFF
 else
-  stage "configure and build" scripts/setup.sh build AUTO "$venv_python"
+  stage "configure and build" scripts/setup.sh build AUTO "$venv_python" -DFERRY_UNIT_TESTS=OFF
 fi
 stage "ctest build" alone run_tests build
 wait "$python_setup"

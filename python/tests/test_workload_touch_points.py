@@ -60,8 +60,9 @@ def read(path: str) -> str:
 
 
 def block(text: str, opening: str, closing: str) -> str:
-    """The text from the line that begins with `opening` to the next line that begins with `closing`."""
-    found = re.search(rf"^{re.escape(opening)}.*?^{re.escape(closing)}", text, re.S | re.M)
+    """The text from the line that begins with `opening` to the next line that begins with `closing` (each
+    after any indentation)."""
+    found = re.search(rf"^[ \t]*{re.escape(opening)}.*?^[ \t]*{re.escape(closing)}", text, re.S | re.M)
     return found.group(0) if found else ""
 
 
