@@ -53,6 +53,9 @@ struct GpuFacts {
   int index = 0;
   std::string name;
   std::string pci_bus_id;
+  // As nvidia-smi and dcgm-exporter print it ("GPU-" and 32 hex digits): the same GPU whatever its index, so that
+  // doctor's --baseline matches GPUs by it. The emulator's: "EMU-HOST-INDEX".
+  std::string uuid;
   std::uint64_t memory_bytes = 0;
   int multiprocessors = 0;
   std::string compute_capability;

@@ -43,6 +43,7 @@ ordered_json to_json(const Machine& m) {
         {"index", g.index},
         {"name", g.name},
         {"pci_bus_id", g.pci_bus_id},
+        {"uuid", g.uuid},
         {"memory_bytes", g.memory_bytes},
         {"multiprocessors", g.multiprocessors},
         {"compute_capability", g.compute_capability},

@@ -205,6 +205,17 @@ double parse_positive_number(std::string_view raw, std::string_view what) {
   return value;
 }
 
+double parse_percent_share(std::string_view raw, std::string_view what) {
+  const std::string_view text = trim(raw);
+  double percent = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), percent);
+  if (text.empty() || ec != std::errc() || std::string_view(p, text.data() + text.size()) != "%")
+    throw UsageError(fmt::format("{} must be a percentage such as 10%, not '{}'", what, raw));
+  if (!(percent > 0 && percent < 100))
+    throw UsageError(fmt::format("{} must be above 0% and below 100%, not {}", what, raw));
+  return percent / 100;
+}
+
 double parse_duration(std::string_view raw) {
   constexpr Suffix units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
   const auto [number, unit] = number_and_unit(raw, "duration");

@@ -28,6 +28,9 @@ int parse_positive_int(std::string_view text, std::string_view what);
 // A positive number, e.g. --flops-per-byte 0.5. `what` names the option.
 double parse_positive_number(std::string_view text, std::string_view what);
 
+// A share given in percent, above 0% and below 100%: "10%" -> 0.1. `what` names the option.
+double parse_percent_share(std::string_view text, std::string_view what);
+
 // "20us", "1.5ms", "500ns", "2s" -> seconds (a unit is required).
 double parse_duration(std::string_view text);
 

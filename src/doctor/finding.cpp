@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "core/units.hpp"
 
@@ -18,11 +19,32 @@ std::string_view verdict_name(Verdict verdict) {
   return "?";
 }
 
+std::string_view unit_name(Unit unit) {
+  switch (unit) {
+    case Unit::none: return "";
+    case Unit::bytes_per_second: return "B/s";
+    case Unit::seconds: return "s";
+  }
+  return "?";
+}
+
 bool any_fail(const std::vector<Finding>& findings) {
   return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.verdict == Verdict::fail; });
 }
 
 std::string gpu_subject(int device) { return fmt::format("GPU {}", device); }
+
+std::optional<SubjectGpus> subject_gpus(const std::string& subject) {
+  static const std::regex gpus(R"(GPU (\d{1,6})(?: (->|<->) (\d{1,6}))?)");
+  std::smatch m;
+  if (!std::regex_match(subject, m, gpus)) return std::nullopt;
+  SubjectGpus named{.gpu = std::stoi(m[1])};
+  if (m[2].matched) {
+    named.peer = std::stoi(m[3]);
+    named.between = m[2];
+  }
+  return named;
+}
 
 Finding not_judged(std::string check, std::string subject, std::string why) {
   return {.check = std::move(check),
@@ -32,7 +54,11 @@ Finding not_judged(std::string check, std::string subject, std::string why) {
 }
 
 Finding judge_share(const ShareCheck& c) {
-  Finding f{.check = c.check, .subject = c.subject, .value = c.measured_Bps, .model = c.model_Bps};
+  Finding f{.check = c.check,
+            .subject = c.subject,
+            .value = c.measured_Bps,
+            .model = c.model_Bps,
+            .unit = Unit::bytes_per_second};
   f.measured = rate_text(c.measured_Bps);
   f.expected = c.model_name.empty()
                    ? fmt::format(">= {:.0f}% of {}", 100 * c.share, rate_text(c.model_Bps))

@@ -2,16 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/results_json.hpp"
+#include "doctor/baseline.hpp"
 #include "doctor/faults.hpp"
 #include "doctor/fleet_report.hpp"
 #include "doctor/judge/pass_time.hpp"
 #include "doctor/measure/fleet.hpp"
 #include "doctor/measure/pass.hpp"
+#include "doctor/prometheus.hpp"
 #include "doctor/report.hpp"
 #include "run/dry_run.hpp"
 #include "run/run_results.hpp"
@@ -59,7 +65,11 @@ int dry_run(const Driver& driver, const std::vector<int>& devices) {
 }
 
 // Under mpirun: every rank's pass on its GPU and the pairs between them.
-int fleet_mode(const Driver& driver, const Participants& placed, const std::string& fault, const Budget& budget) {
+int fleet_mode(const Driver& driver, const Participants& placed, const std::string& fault, const Budget& budget,
+               const Integrations& integrations) {
+  if (integrations.of_one_node())
+    throw UsageError("--prometheus, --baseline and --save-baseline speak for one node, and under mpirun rank 0 "
+                     "speaks for the fleet: run `ferry doctor` with them on each node, without mpirun");
   Results results = driver.start();
   Fleet fleet = run_fleet(driver.backend(), driver.world(), results.machine, placed.devices.front(), fault,
                           driver.options().quiet);
@@ -70,30 +80,66 @@ int fleet_mode(const Driver& driver, const Participants& placed, const std::stri
     const std::vector<Finding> all = all_findings(fleet.inputs, fleet.findings);
     results.workloads.push_back(findings_result(all));
     write_outputs(results, driver.options().outputs, out);  // the findings alone: each rank's link rows stay with it
+    if (integrations.verdict_line) *integrations.verdict_line << verdict_line(all) << "\n";
     return exit_code_of(all);
   });
 }
 
-int one_process(const Driver& driver, const std::vector<int>& devices, const std::string& fault, const Budget& budget) {
+// --save-baseline: the results, when nothing FAILs; else the file is left as it was, and the output says why.
+void save_baseline(const Results& results, const std::vector<Finding>& findings, const std::string& path,
+                   std::ostream& out) {
+  const auto failed =
+      std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.verdict == Verdict::fail; });
+  if (failed != findings.end()) {
+    out << fmt::format("baseline: not saved to {}: {} ({}) is FAIL, and a baseline is a healthy run\n", path,
+                       failed->check, failed->subject);
+    return;
+  }
+  if (std::string why = save_output(path, results_to_json(results), "baseline", out); !why.empty())
+    throw RuntimeFailure(why);
+}
+
+int one_process(const Driver& driver, const std::vector<int>& devices, const std::string& fault, const Budget& budget,
+                const Integrations& integrations) {
   if (std::string local = fault; take_fleet_faults(local).any())
     throw UsageError(fmt::format("{}: '{}' has conditions of fleet mode (slow-rank, corrupt-pair), which "
                                  "apply under mpirun",
                                  fault_variable, fault));
+  // Refused before anything is measured or written.
+  const std::optional<Baseline> baseline =
+      integrations.baseline_path.empty()
+          ? std::nullopt
+          : std::optional(read_baseline(integrations.baseline_path, driver.backend().describe_machine(), devices));
   Results results = driver.start();
   Pass pass = run_pass(driver.backend(), results.machine, devices, fault, driver.progress("doctor"));
   return driver.finish([&](std::ostream& out) {
     pass.findings.push_back(pass_time(budget));
+    if (baseline) {
+      std::vector<Finding> compared =
+          compare_with_baseline(pass.findings, results.machine, *baseline, integrations.baseline_margin);
+      pass.findings.insert(pass.findings.end(), compared.begin(), compared.end());
+    }
     out << render_findings(pass.findings);
     results.workloads.push_back(std::move(pass.link));
     results.workloads.push_back(findings_result(pass.findings));
     write_outputs(results, driver.options().outputs, out);  // the CSV holds link's rows; the findings are in the JSON
+    if (!integrations.prometheus_path.empty()) {
+      const double now_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      if (std::string why = save_output(integrations.prometheus_path,
+                                        prometheus_text(pass.findings, results.machine, now_s), "prometheus", out);
+          !why.empty())
+        throw RuntimeFailure(why);
+    }
+    if (!integrations.save_baseline_path.empty())
+      save_baseline(results, pass.findings, integrations.save_baseline_path, out);
+    if (integrations.verdict_line) *integrations.verdict_line << verdict_line(pass.findings) << "\n";
     return exit_code_of(pass.findings);
   });
 }
 
 }  // namespace
 
-int run(const Driver& driver, const Budget& budget) {
+int run(const Driver& driver, const Budget& budget, const Integrations& integrations) {
   RunOptions placing = driver.options();
   placing.allow_shared_gpu = true;  // doctor runs, and a finding names the ranks
   const Participants placed = participant_devices(driver.backend(), placing, driver.world());
@@ -101,8 +147,8 @@ int run(const Driver& driver, const Budget& budget) {
   const char* hook = std::getenv(fault_variable);
   const std::string fault = hook ? hook : "";
   if (driver.options().dry_run) return dry_run(driver, devices);
-  if (driver.world().distributed()) return fleet_mode(driver, placed, fault, budget);
-  return one_process(driver, devices, fault, budget);
+  if (driver.world().distributed()) return fleet_mode(driver, placed, fault, budget, integrations);
+  return one_process(driver, devices, fault, budget, integrations);
 }
 
 }  // namespace ferry::doctor

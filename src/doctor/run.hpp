@@ -4,6 +4,8 @@
 // and the pairs between them, rank 0 speaking for the fleet. The exit code is
 // 1 when any finding is FAIL, else 0, on every rank.
 #include <chrono>
+#include <ostream>
+#include <string>
 
 #include "run/driver.hpp"
 
@@ -14,6 +16,16 @@ struct Budget {
   std::chrono::steady_clock::time_point started;  // the command's start, before the backend's
 };
 
-int run(const Driver& driver, const Budget& budget);
+// Where doctor's answer goes besides its table and --json: the places operators look.
+struct Integrations {
+  std::ostream* verdict_line = nullptr;  // --quiet: report.hpp's verdict_line goes here, and nothing else is printed
+  std::string prometheus_path{};         // --prometheus: node_exporter's textfile (doctor/prometheus.hpp)
+  std::string baseline_path{};           // --baseline: this node's earlier run (doctor/baseline.hpp)
+  double baseline_margin = 0.1;          // --baseline-margin: a figure this share worse is a WARN
+  std::string save_baseline_path{};      // --save-baseline: this run's results, written only when nothing FAILs
+  bool of_one_node() const { return !prometheus_path.empty() || !baseline_path.empty() || !save_baseline_path.empty(); }
+};
+
+int run(const Driver& driver, const Budget& budget, const Integrations& integrations);
 
 }  // namespace ferry::doctor

@@ -33,7 +33,7 @@ class Doctor : public ::testing::Test {
   }
   // A pair where a check needs one; one GPU elsewhere, since each run is a whole pass.
   static Outcome doctor(std::vector<std::string> more = {}, const std::string& devices = "0,1") {
-    std::vector<std::string> args = {"doctor", "--backend", "emu", "--devices", devices, "--quiet"};
+    std::vector<std::string> args = {"doctor", "--backend", "emu", "--devices", devices};
     args.insert(args.end(), more.begin(), more.end());
     return ferry(args);
   }

@@ -51,7 +51,7 @@ done
 # of one healthy box moved 175-524 MB/s, as the emulator's copies at each end took their turns on the cores).
 bash "$cluster" rate node1=400mbit node2=400mbit node3=400mbit node4=400mbit || fail "the rates were refused"
 # Fleet doctor, 2 hosts x 2 ranks, healthy: exit 0, nothing named between or within hosts.
-across 4 2 doctor --backend emu -q --json "$work/doctor.json"
+across 4 2 doctor --backend emu --json "$work/doctor.json"
 code=$?
 [ $code = 0 ] || { cat "$work/out.txt"; fail "fleet doctor on 2 hosts x 2 ranks: exit $code"; }
 grep -q "^ferry doctor: 4 ranks on 2 hosts" "$work/out.txt" || { cat "$work/out.txt"; fail "no fleet table for 2 hosts"; }
@@ -59,7 +59,7 @@ grep -q "^ferry doctor: 4 ranks on 2 hosts" "$work/out.txt" || { cat "$work/out.
 
 # node2's link at a quarter of the others'.
 bash "$cluster" rate node2=100mbit || fail "the rate was refused"
-across 4 4 doctor --backend emu -q --json "$work/doctor.json"
+across 4 4 doctor --backend emu --json "$work/doctor.json"
 code=$?
 node2s_pairs_named_alone "fleet doctor with node2 slow"
 echo "$test_name: passed"

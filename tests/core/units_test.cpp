@@ -128,6 +128,19 @@ TEST(Units, PositiveNumbersRejectZeroNegativeAndJunk) {
   EXPECT_THROW(parse_positive_number("nan", "--x"), UsageError);
 }
 
+TEST(Units, APercentShareIsAboveZeroAndBelowAHundredWithItsSign) {
+  EXPECT_DOUBLE_EQ(parse_percent_share("10%", "--x"), 0.1);
+  EXPECT_DOUBLE_EQ(parse_percent_share(" 2.5% ", "--x"), 0.025);
+  for (const char* bad : {"10", "0.1", "10 %", "%", "lots", "0%", "100%", "-5%", "nan%"}) {
+    try {
+      parse_percent_share(bad, "--baseline-margin");
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--baseline-margin"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Units, ARangeOfMoreThan4096ValuesIsRefusedNotAllocated) {
   EXPECT_EQ(parse_byte_range("1:4096:+1").size(), 4096u);
   EXPECT_THROW(parse_byte_range("1:1T:+1"), UsageError);  // 2^40 sizes

@@ -8,7 +8,7 @@ test_name=doctor_mpi_test
 source "$(dirname "$0")/mpi_test_lib.sh" "$@"
 slow=$((ranks - 2))
 
-FERRY_FAULT_DOCTOR=slow-rank=$slow launch "$ferry" doctor --backend emu -q --json "$work/doctor.json" \
+FERRY_FAULT_DOCTOR=slow-rank=$slow launch "$ferry" doctor --backend emu --json "$work/doctor.json" \
   > "$work/out.txt" 2>&1
 code=$?
 [ $code -eq 1 ] || { cat "$work/out.txt"; fail "a slow rank gave exit $code, expected 1"; }
@@ -37,20 +37,26 @@ nccl = [f for f in findings if f["check"] == "pairs (nccl)"]
 assert len(nccl) == 1 and nccl[0]["verdict"] == "-" and nccl[0]["basis"].startswith("not run: "), nccl
 PY
 
-# One byte changed in what rank 1 received from rank 0: that pair FAILED, exit 1.
-FERRY_FAULT_DOCTOR=corrupt-pair=1 launch "$ferry" doctor --backend emu -q > "$work/corrupt.txt" 2>&1
+# One byte changed in what rank 1 received from rank 0: that pair FAILED, exit 1. With --quiet, rank 0 prints the
+# verdict line alone, naming the pair.
+FERRY_FAULT_DOCTOR=corrupt-pair=1 launch "$ferry" doctor --backend emu --quiet > "$work/corrupt.txt" 2> "$work/err.txt"
 code=$?
-[ $code -eq 1 ] || { cat "$work/corrupt.txt"; fail "a corrupted pair gave exit $code, expected 1"; }
-grep -qE "^FAIL pair verification \(.* rank 0 -> .* rank 1\)" "$work/corrupt.txt" ||
-  { cat "$work/corrupt.txt"; fail "the corrupted pair is not named"; }
+[ $code -eq 1 ] || { cat "$work/corrupt.txt" "$work/err.txt"; fail "a corrupted pair gave exit $code, expected 1"; }
+[ "$(wc -l < "$work/corrupt.txt")" -eq 1 ] || { cat "$work/corrupt.txt"; fail "--quiet printed more than one line"; }
+grep -qE "^ferry doctor: FAIL pair verification \(.* rank 0 -> .* rank 1\): .*\([0-9]+ OK, [0-9]+ WARN, [1-9][0-9]* FAIL" \
+  "$work/corrupt.txt" || { cat "$work/corrupt.txt"; fail "the corrupted pair is not named in the verdict line"; }
+# What speaks for one node is refused under mpirun, before any pass.
+launch "$ferry" doctor --backend emu --prometheus "$work/fleet.prom" > "$work/one-node.txt" 2>&1
+[ $? -eq 2 ] && grep -q "speak for one node" "$work/one-node.txt" && [ ! -e "$work/fleet.prom" ] ||
+  { cat "$work/one-node.txt"; fail "--prometheus under mpirun was not refused"; }
 # A fleet condition outside fleet mode, and a malformed one, are refused with exit 2.
-FERRY_FAULT_DOCTOR=slow-rank=1 "$ferry" doctor --backend emu -q > "$work/alone.txt" 2>&1
+FERRY_FAULT_DOCTOR=slow-rank=1 "$ferry" doctor --backend emu > "$work/alone.txt" 2>&1
 [ $? -eq 2 ] && grep -q "apply under mpirun" "$work/alone.txt" || { cat "$work/alone.txt"; fail "slow-rank without mpirun"; }
-FERRY_FAULT_DOCTOR=slow-rank=x launch "$ferry" doctor --backend emu -q > "$work/bad.txt" 2>&1
+FERRY_FAULT_DOCTOR=slow-rank=x launch "$ferry" doctor --backend emu > "$work/bad.txt" 2>&1
 [ $? -eq 2 ] && grep -q "is not a rank" "$work/bad.txt" || { cat "$work/bad.txt"; fail "a malformed rank was not refused"; }
 # More ranks than the host has GPUs: doctor runs (the ranks of a host take turns), and a WARN names the ranks
 # that share a GPU; nothing else changes.
-FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" doctor --backend emu -q > "$work/share.txt" 2>&1
+FERRY_EMU_DEVICES=$((ranks - 1)) launch "$ferry" doctor --backend emu > "$work/share.txt" 2>&1
 code=$?
 [ $code -eq 0 ] || { cat "$work/share.txt"; fail "ranks sharing a GPU gave exit $code, expected 0 (a WARN)"; }
 grep -qE "^  WARN +a GPU per rank +ranks +ranks 0 and $((ranks - 1)) share GPU 0 on " "$work/share.txt" ||

@@ -29,6 +29,16 @@ namespace {
 
 std::string version_text(int version) { return fmt::format("{}.{}", version / 1000, version % 1000 / 10); }
 
+// nvidia-smi's spelling: "GPU-" and the 16 bytes in hex, grouped 4-2-2-2-6.
+std::string uuid_text(const cudaUUID_t& uuid) {
+  std::string hex;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) hex += '-';
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(uuid.bytes[i]));
+  }
+  return "GPU-" + hex;
+}
+
 class CudaBackend final : public Backend {
  public:
   CudaBackend() { FERRY_CUDA(cudaGetDeviceCount(&devices_)); }
@@ -82,6 +92,7 @@ class CudaBackend final : public Backend {
       g.index = d;
       g.name = p.name;
       g.pci_bus_id = bus_id;
+      g.uuid = uuid_text(p.uuid);
       g.memory_bytes = p.totalGlobalMem;
       g.multiprocessors = p.multiProcessorCount;
       g.compute_capability = fmt::format("{}.{}", p.major, p.minor);

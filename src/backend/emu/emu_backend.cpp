@@ -94,6 +94,7 @@ Machine EmuBackend::describe_machine() const {
     GpuFacts g;
     g.index = d;
     g.name = "ferry CPU emulator";
+    g.uuid = fmt::format("EMU-{}-{}", m.host.hostname, d);
     g.memory_bytes = capacity_bytes_;
     g.multiprocessors = 1;
     m.gpus.push_back(g);

@@ -153,7 +153,8 @@ void judge_pair_rates(const FleetInputs& in, const PairRates& rates, bool betwee
     Finding shown{.check = "slowest pair within a host" + via,
                   .subject = pair_name(*slowest),
                   .measured = rate_text(rate),
-                  .value = rate};
+                  .value = rate,
+                  .unit = Unit::bytes_per_second};
     if (!in.gpu_timings)
       shown.basis = "the emulator's pairs are CPU copies and MPI through one host's memory: they varied 4x between "
                     "pairs of one run";
@@ -173,6 +174,7 @@ void judge_pair_rates(const FleetInputs& in, const PairRates& rates, bool betwee
                    fmt::format("a median of fewer than {} pairs says nothing about which is slow", fewest_like));
     shown.measured = slowest_text;
     shown.value = rate;
+    shown.unit = Unit::bytes_per_second;
     out.push_back(std::move(shown));
     return;
   }

@@ -43,6 +43,7 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
                              .share = pinned_vs_pcie.warn_below,
                              .fail_share = pinned_vs_pcie.fail_below,
                              .basis = basis});
+    f.worse = Worse::lower;
     if (f.verdict != Verdict::ok) {
       if (const std::string shared = shared_cause(in, p.device); !shared.empty()) f.cause = shared;
       else if (now > 0 && now < best)
@@ -64,6 +65,7 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
                              .share = both_ways_vs_pcie.warn_below,
                              .fail_share = both_ways_vs_pcie.fail_below,
                              .basis = basis + ", both directions"});
+    f.worse = Worse::lower;
     if (f.verdict != Verdict::ok) {
       const auto queues = std::find_if(in.environment.begin(), in.environment.end(),
                                        [](const auto& v) { return v.first == "CUDA_DEVICE_MAX_CONNECTIONS"; });
@@ -96,6 +98,7 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
                              .basis = "the driver stages pageable memory through pinned buffers: slower than pinned, "
                                       "by how much the host's memory copy decides",
                              .model_name = "pinned"});
+    f.worse = Worse::lower;
     if (f.verdict == Verdict::warn) {
       f.cause = fmt::format("pageable copies reach {:.0f}% of pinned: the host's own memory copy is slow (a busy or "
                             "far NUMA node)",
@@ -114,6 +117,7 @@ void device_figures(const Inputs& in, const model::DeviceProfile& p, std::vector
                              .fail_share = device_copy_vs_hbm.fail_below,
                              .basis = fmt::format("half of {:.0f} GB/s memory (a copy reads and writes each byte)",
                                                   to_GBps(g->memory_bandwidth_Bps))});
+    f.worse = Worse::lower;
     if (f.verdict != Verdict::ok) {
       const std::string slowed = g->clock_events ? clock_slowdowns(*g->clock_events) : "";
       if (const std::string shared = shared_cause(in, p.device); !shared.empty()) f.cause = shared;

@@ -165,7 +165,8 @@ void idle_pcie_traffic(const Inputs& in, int device, std::vector<Finding>& out) 
             .subject = gpu_subject(device),
             .verdict = Verdict::ok,
             .value = most,
-            .model = idle_pcie_traffic_Bps};
+            .model = idle_pcie_traffic_Bps,
+            .unit = Unit::bytes_per_second};
   f.measured = fmt::format("{} in, {} out", rate_text(t.rx_Bps), rate_text(t.tx_Bps));
   f.expected = fmt::format("<= {} each way", rate_text(idle_pcie_traffic_Bps));
   f.basis = "NVML's PCIe counters over 20 ms, read after the pass with nothing of doctor's moving";

@@ -32,7 +32,12 @@ Finding judged(const Inputs& in, int device, const LatencyFigure& figure, double
                const LatencyReference& ref) {
   const double reference = ref.*figure.reference;
   const LatencyLimit& limit = latency_vs_reference;
-  Finding f{.check = std::string(figure.check), .subject = gpu_subject(device), .value = measured, .model = reference};
+  Finding f{.check = std::string(figure.check),
+            .subject = gpu_subject(device),
+            .value = measured,
+            .model = reference,
+            .unit = Unit::seconds,
+            .worse = Worse::higher};
   f.measured = microseconds(measured);
   f.expected = fmt::format("<= {:.1f}x {}", limit.warn_above, microseconds(reference));
   f.basis = fmt::format("the {} of {} ({})", ref.short_name, ref.source, ref.machine);

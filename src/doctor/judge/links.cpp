@@ -27,6 +27,8 @@ void pcie_link(const Inputs& in, int device, std::vector<Finding>& out) {
                         p.source);
   f.value = model::pcie_Bps(p.generation, p.width);
   f.model = model::pcie_Bps(p.max_generation, p.max_width);
+  f.unit = Unit::bytes_per_second;
+  f.worse = Worse::lower;
   if (p.generation < p.max_generation || p.width < p.max_width) {
     f.verdict = Verdict::fail;
     f.cause = fmt::format("the link trained at {} ({}) instead of {} ({}) while data moved", f.measured,

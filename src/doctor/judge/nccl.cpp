@@ -88,6 +88,7 @@ Finding judge_pair(const NcclPair& p, const std::vector<std::pair<std::string, s
                    .below = Verdict::warn,
                    .basis = fmt::format("p2p-ce on the same pair, {}; NCCL variables: {}", p.how, named)});
   f.measured = fmt::format("{} ({:.2f}x)", rate_text(p.nccl.rate_Bps), share);
+  f.worse = Worse::lower;
   if (f.verdict == Verdict::ok) return f;
   f.cause = fmt::format("nccl moved the ring's messages at {}, p2p-ce at {} on the same pair: {:.1f} / {:.1f} = "
                         "{:.2f}x, below {:.2f}x (a healthy 2 x H200 gave 0.60x); ",

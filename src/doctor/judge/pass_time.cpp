@@ -5,7 +5,7 @@
 namespace ferry::doctor {
 
 Finding judge_pass_time(double took_s, double budget_s) {
-  Finding f{.check = "pass time", .subject = "host", .value = took_s, .model = budget_s};
+  Finding f{.check = "pass time", .subject = "host", .value = took_s, .model = budget_s, .unit = Unit::seconds};
   f.measured = fmt::format("{:.1f} s", took_s);
   f.expected = fmt::format("<= {:.0f} s", budget_s);
   f.basis = "--budget";

@@ -44,6 +44,7 @@ void judge_peer_rates(const Inputs& in, std::vector<Finding>& out) {
                                .share = peer_vs_link.warn_below,
                                .fail_share = peer_vs_link.fail_below,
                                .basis = link.basis});
+      f.worse = Worse::lower;
       if (f.verdict != Verdict::ok) {
         f.cause = p.direct_access ? "the pair's copies run below its links: links down or shared with other traffic"
                                   : "no peer access: the copy is staged through host memory";
@@ -76,7 +77,8 @@ void judge_peer_rates(const Inputs& in, std::vector<Finding>& out) {
       Finding f{.check = "peer asymmetry",
                 .subject = fmt::format("GPU {} <-> {}", p.from, p.to),
                 .value = low,
-                .model = high};
+                .model = high,
+                .unit = Unit::bytes_per_second};
       f.measured = fmt::format("{} and {}", rate_text(p.copy_Bps), rate_text(back.copy_Bps));
       f.expected = fmt::format("within {:.0f}% of each other", 100 * (1 - asymmetry_share));
       f.basis = "the two directions of one pair";

@@ -27,6 +27,8 @@ nlohmann::json to_wire(const RankReport& r) {
                         {"cause", f.cause},       {"action", f.action}};
     if (f.value) j["value"] = *f.value;
     if (f.model) j["model"] = *f.model;
+    j["unit"] = static_cast<int>(f.unit);
+    j["worse"] = static_cast<int>(f.worse);
     findings.push_back(std::move(j));
   }
   return {{"rank", r.rank},
@@ -57,7 +59,9 @@ RankReport from_wire(const nlohmann::json& j) {
                     .expected = f.at("expected"),
                     .basis = f.at("basis"),
                     .cause = f.at("cause"),
-                    .action = f.at("action")};
+                    .action = f.at("action"),
+                    .unit = static_cast<Unit>(f.at("unit").get<int>()),
+                    .worse = static_cast<Worse>(f.at("worse").get<int>())};
     if (f.contains("value")) finding.value = f.at("value").get<double>();
     if (f.contains("model")) finding.model = f.at("model").get<double>();
     r.findings.push_back(std::move(finding));
