@@ -42,8 +42,7 @@ EarlierRun earlier_run(const std::string& path) {
   if (!doc.is_object() || doc.value("schema", "") != "ferry.results/1")
     throw refused(path, "is not a ferry results file: a baseline is the file of `ferry doctor --json` or "
                         "--save-baseline");
-  if (doc.contains("incomplete"))
-    throw refused(path, "is an incomplete run: a baseline is a whole doctor run");
+  if (doc.contains("incomplete")) throw refused(path, "is an incomplete run: a baseline is a whole doctor run");
   const nlohmann::json* doctor = nullptr;
   if (doc.contains("workloads") && doc["workloads"].is_array())
     for (const nlohmann::json& w : doc["workloads"])
@@ -69,7 +68,8 @@ EarlierRun earlier_run(const std::string& path) {
         run.figures.push_back({.check = check, .subject = subject, .value = f.at("value").get<double>()});
     }
     if (!failed.empty())
-      throw refused(path, fmt::format("has FAIL findings ({}): a baseline is a run with none", join(failed, ", ", [](const std::string& s) { return s; })));
+      throw refused(path, fmt::format("has FAIL findings ({}): a baseline is a run with none",
+                                      join(failed, ", ", [](const std::string& s) { return s; })));
   } catch (const nlohmann::json::exception& e) {
     throw refused(path, fmt::format("is not a whole doctor results file ({})", e.what()));
   }
@@ -115,11 +115,11 @@ Baseline read_baseline(const std::string& path, const Machine& machine, const st
       throw UsageError(fmt::format("--baseline: GPU {} has no UUID to find it by in '{}'", d, path));
     const auto same = [&](const GpuFacts& e) { return e.uuid == g->uuid; };
     if (std::none_of(run.machine.gpus.begin(), run.machine.gpus.end(), same))
-      throw refused(path, fmt::format("is from other GPUs: this run's GPU {} ({}) is not among its {}: a baseline "
-                                      "compares a node with its own earlier run (make one here with "
-                                      "--save-baseline)",
-                                      d, g->uuid,
-                                      join(run.machine.gpus, ", ", [](const GpuFacts& e) { return e.uuid; })));
+      throw refused(path,
+                    fmt::format("is from other GPUs: this run's GPU {} ({}) is not among its {}: a baseline "
+                                "compares a node with its own earlier run (make one here with "
+                                "--save-baseline)",
+                                d, g->uuid, join(run.machine.gpus, ", ", [](const GpuFacts& e) { return e.uuid; })));
   }
   Baseline baseline{.path = path, .created_utc = run.created_utc, .figures = {}};
   for (const Finding& f : run.figures)
@@ -134,8 +134,8 @@ std::vector<Finding> compare_with_baseline(const std::vector<Finding>& findings,
   for (const BaselineFigure& b : baseline.figures) earlier.emplace(std::pair{b.check, b.subject}, b.value);
   std::vector<Finding> out;
   int compared = 0, without = 0;
-  const std::string basis = fmt::format("this node's run of {} ({}), its GPUs matched by UUID", baseline.created_utc,
-                                        baseline.path);
+  const std::string basis =
+      fmt::format("this node's run of {} ({}), its GPUs matched by UUID", baseline.created_utc, baseline.path);
   for (const Finding& f : findings) {
     if (!f.value || f.worse == Worse::not_compared) continue;
     const auto then = earlier.find({f.check, subject_by_uuid(f.subject, machine)});
@@ -155,9 +155,8 @@ std::vector<Finding> compare_with_baseline(const std::vector<Finding>& findings,
               .value = now,
               .model = was,
               .unit = f.unit};
-    w.expected = f.worse == Worse::lower
-                     ? fmt::format(">= {:g}% of {}", 100 * (1 - margin), figure_text(was, f.unit))
-                     : fmt::format("<= {} / {:g}%", figure_text(was, f.unit), 100 * (1 - margin));
+    w.expected = f.worse == Worse::lower ? fmt::format(">= {:g}% of {}", 100 * (1 - margin), figure_text(was, f.unit))
+                                         : fmt::format("<= {} / {:g}%", figure_text(was, f.unit), 100 * (1 - margin));
     w.cause = fmt::format("{} on {} {} since {}: {} then, {} now ({:.0f}% of its own earlier pace). Something on "
                           "this node changed since: a driver or firmware, a BIOS setting, a cable or riser, or "
                           "another process on the GPU",

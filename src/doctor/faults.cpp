@@ -143,6 +143,8 @@ void apply_fault(std::string_view hook, Inputs& in) {
       in.placement.pinned_node = 1;
     } else if (name == "slow-launch") {  // slow-launch=D: every latency its model's reference, GPU D's launch 2x
       provoke_slow_launch(in, parse_index(value, condition));
+    } else if (name == "slow-graph") {  // slow-graph=D: the same, GPU D's graph per kernel 2x
+      provoke_slow_latency(in, parse_index(value, condition), &model::DeviceProfile::graph_per_kernel_s);
     } else if (name == "nccl-slow" || name == "nccl-corrupt") {
       // nccl-slow=A-B: pair A-B's NCCL at 0.13x of p2p-ce's b(2 MiB), timed as a GPU's; nccl-corrupt=A-B: one
       // byte of a message between A and B corrupted on arrival. Not facts of Inputs: run_pass's nccl_pass()
@@ -152,7 +154,7 @@ void apply_fault(std::string_view hook, Inputs& in) {
       throw UsageError(fmt::format(
           "{}: unknown condition '{}': choose pcie=GENxWIDTH, nvlink-down=D, no-peer=A-B, "
           "other-process=D, far-numa=D, far-cpus=D, far-pinned=D, persistence-off=D, clocks=D:REASON, mig=D, "
-          "exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, nccl-slow=A-B or "
+          "exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, slow-graph=D, nccl-slow=A-B or "
           "nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)",
           fault_variable, condition));
     }
@@ -160,6 +162,10 @@ void apply_fault(std::string_view hook, Inputs& in) {
 }
 
 void provoke_slow_launch(Inputs& in, int device) {
+  provoke_slow_latency(in, device, &model::DeviceProfile::launch_and_sync_s);
+}
+
+void provoke_slow_latency(Inputs& in, int device, double model::DeviceProfile::*figure) {
   const bool cpu_timings = !in.figures.gpu_timings;
   in.figures.gpu_timings = true;
   if (cpu_timings) in.figures.peers.clear();
@@ -169,7 +175,7 @@ void provoke_slow_launch(Inputs& in, int device) {
     if (cpu_timings) p = {.device = p.device, .name = {}};
     p.name = std::string(ref.gpu);
     for (const LatencyFigure& figure : latency_figures()) p.*figure.measured = ref.*figure.reference;
-    if (p.device == device) p.launch_and_sync_s = 2 * ref.launch_and_sync_s;
+    if (p.device == device) p.*figure *= 2;
   }
 }
 

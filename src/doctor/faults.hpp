@@ -22,12 +22,14 @@ void apply_fault(std::string_view hook, Inputs& in);
 // for anything but a whole number >= 0.
 int parse_hook_number(std::string_view text, std::string_view condition, std::string_view what);
 
-// slow-launch=D, on any backend: every GPU's latencies become its model's
-// reference (a GPU of a model with none, the emulator's included, is taken for
-// the first reference's model), and GPU D's launch + sync twice it. Emulator
-// rates are dropped, since the pass then counts as a GPU's and they are CPU
-// timings; a GPU's are kept.
-void provoke_slow_launch(Inputs& inputs, int device);
+// slow-launch=D and slow-graph=D, on any backend: every GPU's latencies become
+// its model's reference (a GPU of a model with none, the emulator's included,
+// is taken for the first reference's model), and GPU D's `figure` (launch +
+// sync, or a kernel's share of a graph) twice it. Emulator rates are dropped,
+// since the pass then counts as a GPU's and they are CPU timings; a GPU's are
+// kept.
+void provoke_slow_latency(Inputs& inputs, int device, double model::DeviceProfile::*figure);
+void provoke_slow_launch(Inputs& inputs, int device);  // launch + sync
 
 // The conditions of the NCCL check: nccl-slow=A-B and nccl-corrupt=A-B (apply_fault
 // only checks them; the pass applies them to the pairs it measures). Others are ignored.

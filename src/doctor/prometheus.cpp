@@ -47,8 +47,8 @@ std::string uuid_of(const Machine& machine, int index) {
 
 // Hostname, check and subject, and the GPUs the subject names.
 std::string labels(const Finding& f, const Machine& machine) {
-  std::string text = fmt::format("Hostname={},check={},subject={}", quoted(machine.host.hostname), quoted(f.check),
-                                 quoted(f.subject));
+  std::string text =
+      fmt::format("Hostname={},check={},subject={}", quoted(machine.host.hostname), quoted(f.check), quoted(f.subject));
   if (const std::optional<SubjectGpus> named = subject_gpus(f.subject)) {
     text += fmt::format(",gpu=\"{}\",UUID={}", named->gpu, quoted(uuid_of(machine, named->gpu)));
     if (named->peer)
@@ -101,8 +101,9 @@ std::string prometheus_text(const std::vector<Finding>& findings, const Machine&
   Metric counts{"ferry_doctor_findings", "how many of ferry doctor's findings have each verdict"};
   for (Verdict v : {Verdict::ok, Verdict::warn, Verdict::fail, Verdict::not_judged}) {
     const auto n = std::count_if(findings.begin(), findings.end(), [v](const Finding& f) { return f.verdict == v; });
-    counts.samples.push_back(fmt::format("{{Hostname={},verdict={}}} {}", quoted(machine.host.hostname),
-                                         quoted(v == Verdict::not_judged ? std::string("not judged") : std::string(verdict_name(v))), n));
+    counts.samples.push_back(
+        fmt::format("{{Hostname={},verdict={}}} {}", quoted(machine.host.hostname),
+                    quoted(v == Verdict::not_judged ? std::string("not judged") : std::string(verdict_name(v))), n));
   }
   Metric ended{"ferry_doctor_last_run_timestamp_seconds", "when ferry doctor's run ended, in seconds since 1970"};
   ended.samples.push_back(fmt::format("{{Hostname={}}} {}", quoted(machine.host.hostname), sample_value(unix_seconds)));

@@ -177,8 +177,9 @@ TEST_F(Doctor, AnUnknownConditionIsRefusedBeforeAnythingRuns) {
   o = doctor();
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("unknown condition 'gremlins'"), std::string::npos) << o.err;
-  EXPECT_NE(o.err.find("clocks=D:REASON, mig=D, exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, "
-                       "nccl-slow=A-B or nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)"),
+  EXPECT_NE(o.err.find(
+                "clocks=D:REASON, mig=D, exclusive=D, prohibited=D, pcie-traffic=D, slow-launch=D, slow-graph=D, "
+                "nccl-slow=A-B or nccl-corrupt=A-B (and under mpirun slow-rank=R or corrupt-pair=R)"),
             std::string::npos)
       << o.err;
   setenv(doctor::fault_variable, "clocks=0:hot", 1);

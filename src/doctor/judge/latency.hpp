@@ -19,6 +19,8 @@ struct LatencyFigure {
   double model::DeviceProfile::*measured = nullptr;
   double LatencyReference::*reference = nullptr;
   bool crosses_pcie = false;  // a transfer over the link, which PCIe power saving slows
+  // --baseline: only a figure steadier than the margin is held against the node's earlier run (finding.hpp).
+  Worse against_baseline = Worse::not_compared;
 };
 const std::vector<LatencyFigure>& latency_figures();
 
