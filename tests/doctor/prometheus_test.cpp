@@ -18,7 +18,9 @@ Machine one_gpu(const std::string& hostname) {
   return m;
 }
 
-bool has(const std::string& text, const std::string& line) { return text.find("\n" + line + "\n") != std::string::npos; }
+bool has(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
 
 TEST(DoctorPrometheus, EachCheckAndSubjectIsOneSeriesWithItsWorstVerdict) {
   const std::vector<Finding> findings = {
@@ -36,15 +38,23 @@ TEST(DoctorPrometheus, EachCheckAndSubjectIsOneSeriesWithItsWorstVerdict) {
   EXPECT_EQ(text.rfind("# HELP ferry_doctor_verdict ", 0), 0u) << text;
   EXPECT_TRUE(has(text, R"(ferry_doctor_verdict{Hostname="node1",check="environment",subject="host"} 1)")) << text;
   EXPECT_EQ(text.find(R"(check="environment",subject="host"} 0)"), std::string::npos) << "one series, the worst";
-  EXPECT_TRUE(has(text, R"(ferry_doctor_verdict{Hostname="node1",check="numa placement",subject="GPU 0",gpu="0",UUID="GPU-a"} -1)"))
+  EXPECT_TRUE(has(
+      text, R"(ferry_doctor_verdict{Hostname="node1",check="numa placement",subject="GPU 0",gpu="0",UUID="GPU-a"} -1)"))
       << text;
-  EXPECT_TRUE(has(text, R"(ferry_doctor_verdict{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 2)"))
+  EXPECT_TRUE(
+      has(text, R"(ferry_doctor_verdict{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 2)"))
       << text;
-  EXPECT_TRUE(has(text, R"(ferry_doctor_rate_bytes_per_second{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 12500000000)"))
+  EXPECT_TRUE(has(
+      text,
+      R"(ferry_doctor_rate_bytes_per_second{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 12500000000)"))
       << text;
-  EXPECT_TRUE(has(text, R"(ferry_doctor_rate_reference_bytes_per_second{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 63000000000)"))
+  EXPECT_TRUE(has(
+      text,
+      R"(ferry_doctor_rate_reference_bytes_per_second{Hostname="node1",check="pinned d2h",subject="GPU 0",gpu="0",UUID="GPU-a"} 63000000000)"))
       << text;
-  EXPECT_TRUE(has(text, R"(ferry_doctor_time_seconds{Hostname="node1",check="launch + sync",subject="GPU 0",gpu="0",UUID="GPU-a"} 8.5e-06)"))
+  EXPECT_TRUE(has(
+      text,
+      R"(ferry_doctor_time_seconds{Hostname="node1",check="launch + sync",subject="GPU 0",gpu="0",UUID="GPU-a"} 8.5e-06)"))
       << text;
   EXPECT_EQ(text.find("ferry_doctor_rate_bytes_per_second{Hostname=\"node1\",check=\"launch"), std::string::npos)
       << "a time is not a rate";
@@ -59,8 +69,9 @@ TEST(DoctorPrometheus, LabelValuesAreEscapedAsTheTextFormatSays) {
   const std::vector<Finding> findings = {
       {.check = "a \"quoted\" check", .subject = "back\\slash\nand a line", .verdict = Verdict::ok}};
   const std::string text = prometheus_text(findings, one_gpu("node\"1"), 0);
-  EXPECT_TRUE(has(text,
-                  R"(ferry_doctor_verdict{Hostname="node\"1",check="a \"quoted\" check",subject="back\\slash\nand a line"} 0)"))
+  EXPECT_TRUE(
+      has(text,
+          R"(ferry_doctor_verdict{Hostname="node\"1",check="a \"quoted\" check",subject="back\\slash\nand a line"} 0)"))
       << text;
 }
 
