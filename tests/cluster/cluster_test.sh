@@ -13,15 +13,7 @@ namespaces() { ip netns list | awk -v p="^$FERRY_CLUSTER_NAME-" '$1 ~ p {print $
 before=$(ip netns list | sort | tr '\n' ' ')
 root_addresses=$(ip -br addr | sort)
 
-# CODE MESSAGE COMMAND...: the command exits CODE and its standard error holds MESSAGE.
-expect() {
-  local code=$1 message=$2 got
-  shift 2
-  "$@" > "$work/out" 2> "$work/err"
-  got=$?
-  [ "$got" = "$code" ] || { cat "$work/out" "$work/err"; fail "'$*' exited $got, expected $code"; }
-  grep -qF "$message" "$work/err" || { cat "$work/err"; fail "'$*' does not say: $message"; }
-}
+source "$(dirname "$0")/../expect_lib.sh"
 nothing_left() {
   [ -z "$(namespaces)" ] || fail "$1: namespaces left behind: $(namespaces)"
   [ ! -e "/run/$FERRY_CLUSTER_NAME-cluster" ] || fail "$1: /run/$FERRY_CLUSTER_NAME-cluster left behind"

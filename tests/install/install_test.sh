@@ -30,6 +30,13 @@ cmake --install "$build" --prefix "$scratch/prefix" > "$scratch/install.log" || 
 [ -f "$scratch/prefix/share/ferry/python/ferry/__main__.py" ] || fail "cmake --install: no Python package"
 [ -f "$scratch/prefix/share/doc/ferry/README.md" ] || fail "cmake --install: no README"
 runs_from "$scratch/prefix/bin/ferry" "cmake --install"
+# Slurm's HealthCheckProgram, which runs the ferry installed beside it (two folders up, in bin).
+healthcheck_installed() {
+  local script=$1/libexec/ferry/slurm-healthcheck
+  [ -x "$script" ] || fail "$2: no executable $script"
+  env -i "$script" --help | grep -q "^usage: slurm-healthcheck" || fail "$2: $script --help says no usage"
+}
+healthcheck_installed "$scratch/prefix" "cmake --install"
 
 (cd "$build" && cpack -G DEB -B "$scratch/deb" > "$scratch/cpack.log" 2>&1) || { cat "$scratch/cpack.log"; exit 1; }
 deb=$(ls "$scratch"/deb/ferry_*.deb)
@@ -40,3 +47,4 @@ for needed in python3-matplotlib libc6; do
 done
 dpkg-deb -x "$deb" "$scratch/root"
 runs_from "$scratch/root/usr/bin/ferry" ".deb ($(basename "$deb"))"
+healthcheck_installed "$scratch/root/usr" ".deb"
