@@ -75,8 +75,9 @@ void Progress::expect_fewer(std::size_t steps) const {
   count_steps_in_journal();
 }
 
-void Progress::count_steps_in_journal() const {
-  if (RunJournal* journal = current_journal()) journal->count_steps(journal_place_, taken_, expected_);
+bool Progress::count_steps_in_journal() const {
+  RunJournal* journal = current_journal();
+  return !journal || journal->count_steps(journal_place_, taken_, expected_);
 }
 
 void Progress::keep_rows(const WorkloadResult& so_far) const {
@@ -92,7 +93,8 @@ void Progress::step(const std::string& what) const {
   const auto now = std::chrono::steady_clock::now();
   if (taken_ == 0) first_step_ = now;
   ++taken_;
-  count_steps_in_journal();
+  // A step begun after an interruption's sidecar was written: the sidecar says what ended, and so does the output.
+  if (!count_steps_in_journal()) return;
   if (keep_steps_) kept_.push_back(what);
   switch (output_) {
     case Output::quiet: return;

@@ -59,7 +59,7 @@ class Progress {
   mutable std::size_t expected_ = 0;
   mutable std::chrono::steady_clock::time_point first_step_{};
   mutable bool line_open_ = false;
-  void count_steps_in_journal() const;
+  bool count_steps_in_journal() const;  // false once the journal has recorded the run's end (RunJournal::count_steps)
 
   std::size_t journal_place_;  // this workload's place in the run's journal
   bool keep_steps_ = false;

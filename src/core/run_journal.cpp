@@ -116,11 +116,13 @@ bool RunJournal::keeping() const {
   return running_;
 }
 
-void RunJournal::count_steps(std::size_t workload, std::size_t taken, std::size_t expected) {
+bool RunJournal::count_steps(std::size_t workload, std::size_t taken, std::size_t expected) {
   const std::lock_guard hold(lock_);
-  if (workload >= kept_.size()) return;
+  if (ended_early_) return false;
+  if (workload >= kept_.size()) return true;
   kept_[workload].steps_taken = taken;
   kept_[workload].steps_expected = expected;
+  return true;
 }
 
 void RunJournal::keep_rows(std::size_t workload, const WorkloadResult& so_far) {
@@ -168,6 +170,7 @@ std::string RunJournal::keep_unfinished(const std::string& reason, bool even_wit
   const std::lock_guard hold(lock_);
   if (!running_) return "";
   running_ = false;
+  ended_early_ = true;
   const Results results = unfinished(reason);
   if (results.incomplete->rows_done == 0 && !even_without_rows) return "";
   const std::string json = results_to_json(results);

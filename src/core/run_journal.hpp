@@ -45,7 +45,9 @@ class RunJournal {
   // Whether a run's rows are being kept: only then is it worth making them whole to give them.
   bool keeping() const;
   void keep_rows(std::size_t workload, const WorkloadResult& so_far);
-  void count_steps(std::size_t workload, std::size_t taken, std::size_t expected);
+  // False once keep_unfinished has written what ended: a step begun after that (the signal's thread writes while the
+  // run goes on until the process ends) is past what the sidecar records, and is not shown either.
+  bool count_steps(std::size_t workload, std::size_t taken, std::size_t expected);
 
  private:
   struct Kept {
@@ -61,6 +63,7 @@ class RunJournal {
 
   mutable std::mutex lock_;
   bool running_ = false;
+  bool ended_early_ = false;  // keep_unfinished has run
   Results started_;
   std::string results_path_;
   std::string sidecar_;  // "" when there is none (core/run_journal.cpp, keeping_for)

@@ -87,6 +87,22 @@ TEST_F(Journal, ARunThatEndsEarlyLeavesItsRowsMarkedIncompleteWithTheReason) {
   EXPECT_EQ(journal.keep_unfinished("again", true), "") << "a run ends once";
 }
 
+// The thread that writes what ended (a signal's) runs beside the run until the process ends: a step begun after
+// the write is past what the sidecar records, so the journal refuses it, and Progress then shows no line for it.
+TEST_F(Journal, AStepBegunAfterTheRunWasEndedIsNeitherCountedNorShown) {
+  start(results);
+  const std::size_t stream = journal.open_workload();
+  EXPECT_TRUE(journal.count_steps(stream, 3, 10));
+  journal.keep_rows(stream, rows_of("stream", 3));
+  ASSERT_NE(journal.keep_unfinished("interrupted by SIGINT", true), "");
+  EXPECT_FALSE(journal.count_steps(stream, 4, 10));
+  EXPECT_EQ(read_json(sidecar_of(results))["incomplete"]["steps_done"], 3);
+}
+
+TEST_F(Journal, AJournalNeverStartedCountsEveryStep) {  // a run without --json
+  EXPECT_TRUE(journal.count_steps(journal.open_workload(), 1, 1));
+}
+
 TEST_F(Journal, RowsAreOnDiskAsTheyComeNotOnlyAtTheEnd) {
   start(results);
   journal.keep_rows(journal.open_workload(), rows_of("link", 3));
