@@ -10,15 +10,10 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
+#include "doctor/facts.hpp"
 
 namespace ferry::doctor {
 namespace {
-
-const GpuFacts* gpu_of(const Machine& machine, int index) {
-  for (const GpuFacts& g : machine.gpus)
-    if (g.index == index) return &g;
-  return nullptr;
-}
 
 // The earlier run's GPUs and figures, refused with the reason where it cannot serve as a baseline.
 struct EarlierRun {
@@ -90,7 +85,7 @@ std::string subject_by_uuid(const std::string& subject, const Machine& machine) 
   const std::optional<SubjectGpus> named = subject_gpus(subject);
   if (!named) return subject;
   const auto uuid = [&](int index) -> std::string {
-    const GpuFacts* g = gpu_of(machine, index);
+    const GpuFacts* g = gpu_facts(machine, index);
     return g ? g->uuid : "";
   };
   const std::string first = uuid(named->gpu);
@@ -110,7 +105,7 @@ Baseline read_baseline(const std::string& path, const Machine& machine, const st
     throw refused(path, "names no GPU by UUID (a file of a ferry before it recorded them): make a baseline with "
                         "--save-baseline");
   for (int d : devices) {
-    const GpuFacts* g = gpu_of(machine, d);
+    const GpuFacts* g = gpu_facts(machine, d);
     if (!g || g->uuid.empty())
       throw UsageError(fmt::format("--baseline: GPU {} has no UUID to find it by in '{}'", d, path));
     const auto same = [&](const GpuFacts& e) { return e.uuid == g->uuid; };

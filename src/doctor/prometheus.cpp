@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "doctor/facts.hpp"
+
 namespace ferry::doctor {
 namespace {
 
@@ -40,9 +42,8 @@ int verdict_value(Verdict v) {
 Verdict worst(Verdict a, Verdict b) { return verdict_value(a) >= verdict_value(b) ? a : b; }
 
 std::string uuid_of(const Machine& machine, int index) {
-  for (const GpuFacts& g : machine.gpus)
-    if (g.index == index) return g.uuid;
-  return "";
+  const GpuFacts* g = gpu_facts(machine, index);
+  return g ? g->uuid : "";
 }
 
 // Hostname, check and subject, and the GPUs the subject names.
