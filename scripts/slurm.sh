@@ -253,10 +253,20 @@ EOF
 
   slurmctld -f "$conf" 2> "$dir/log/slurmctld.start" ||
     fail_up "slurmctld did not start: $(cat "$dir/log/slurmctld.start") $(log_tail slurmctld)"
+  # slurmd runs its HealthCheckProgram as it starts, and a health check asks slurmctld first: slurmd started
+  # before slurmctld listened (a loaded 2-core machine) had scripts/slurm-healthcheck find no slurmctld and
+  # leave the node as it was.
+  local waited state=""
+  for ((waited = 0; waited < 300; waited++)); do
+    scontrol ping 2> /dev/null | grep -q " is UP" && break
+    # Its pid file is written once it has left the foreground: until then it may only be on its way.
+    [ ! -e "$dir/run/slurmctld.pid" ] || daemon_pid slurmctld > /dev/null || fail_up "slurmctld stopped: $(log_tail slurmctld)"
+    sleep 0.1
+  done
+  [ "$waited" -lt 300 ] || fail_up "slurmctld does not answer after 30 s: $(log_tail slurmctld)"
   slurmd -f "$conf" 2> "$dir/log/slurmd.start" ||
     fail_up "slurmd did not start: $(cat "$dir/log/slurmd.start") $(log_tail slurmd)"
   # The node registers within a second or two; a HealthCheckProgram runs before it registers, for up to 60 s.
-  local waited state=""
   for ((waited = 0; waited < 900; waited++)); do
     state=$(sinfo -h -n "$node" -o %T 2> /dev/null)
     case $state in idle | drained | draining) break ;; esac
