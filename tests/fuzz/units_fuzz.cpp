@@ -12,9 +12,9 @@
 #include "bench/beff/beff.hpp"
 #include "bench/stream/stream.hpp"
 #include "bench/topo/topo.hpp"
-#include "cli/run_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "run/run_options.hpp"
 
 namespace {
 
