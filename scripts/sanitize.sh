@@ -4,11 +4,13 @@
 # runs on several threads (the emulated devices, streams and teams) with
 # ThreadSanitizer. Any report fails its test. `build` or `test` does one half
 # (scripts/test.sh builds a tree while the one before it is tested).
-# Usage: scripts/sanitize.sh asan|tsan [build|test]   (after scripts/setup.sh has installed the packages)
+# CTEST_ARGUMENT... narrows the tests further (scripts/test.sh runs the ASan tree's mpirun tests apart).
+# Usage: scripts/sanitize.sh asan|tsan [build|test [CTEST_ARGUMENT...]]   (after scripts/setup.sh has installed the packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset=${1:?usage: scripts/sanitize.sh asan|tsan [build|test]}
+preset=${1:?usage: scripts/sanitize.sh asan|tsan [build|test [CTEST_ARGUMENT...]]}
 part=${2:-all}
+shift $(($# < 2 ? $# : 2))
 
 suites=() selection=() targets=()
 if [ "$preset" = tsan ]; then
@@ -43,6 +45,7 @@ for suite in "${suites[@]}"; do
   [ "$(cd "build-$preset" && ctest -N -R "^$suite\." | sed -n 's/^Total Tests: //p')" -gt 0 ] ||
     { echo "sanitize: build-$preset has no test of suite $suite: is its file in threaded_test_sources?" >&2; exit 1; }
 done
+selection+=("$@")
 count=$(cd "build-$preset" && ctest -N "${selection[@]}" | sed -n 's/^Total Tests: //p')
 if [ -z "$count" ] || [ "$count" -eq 0 ]; then
   echo "sanitize: no tests were collected in build-$preset" >&2
