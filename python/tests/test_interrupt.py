@@ -26,10 +26,17 @@ def results(make_results):
     return make_results("r.json", document("link", rows=[row(bytes=1024)]))
 
 
+def default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args, env=None) -> subprocess.Popen:
+    """The command, with SIGINT as a terminal's Ctrl-C finds it. A test run started in the background (a
+    script's `cmd &`, nohup) has SIGINT ignored, the child inherits that, and Python then keeps ignoring it,
+    as a background job should: the command would sleep in its read until LONGEST_S."""
     env = dict(env or os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.Popen([sys.executable, "-m", "ferry", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
 
 
 def sleeps_reading(pid: int, fifo) -> bool:
@@ -76,6 +83,9 @@ def signalled_while_loading(args: list, fifo, signum: int) -> subprocess.Complet
         out, err = proc.communicate(timeout=LONGEST_S)
     finally:
         os.close(fd)
+        if proc.poll() is None:   # timed out: end it here, not later as a warning in another test
+            proc.kill()
+            proc.communicate()
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -177,6 +187,9 @@ def test_the_command_line_passes_a_signal_to_its_python_and_exits_as_it_does(res
         out, err = proc.communicate(timeout=LONGEST_S)
     finally:
         os.close(fd)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == code, err
     assert err == f"ferry report: {said}; nothing was written\n", err
     assert not Path(f"/proc/{python}").exists() or "Z" in Path(f"/proc/{python}/stat").read_text().split()[2], \
