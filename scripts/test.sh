@@ -102,10 +102,9 @@ stage "format check" scripts/check-format.sh
 python_found=$(mktemp)
 stage setup-python scripts/setup-python.sh > "$python_found" &
 python_setup=$!
-# The second lane in a process group of its own (job control, set -m) but in this session. A new session
-# (setsid) is a new autogroup, which the kernel gives as much CPU as this one whatever its tasks' policy: with
-# the ASan tree building at idle priority in a session of its own, the CUDA build took 234 s; in this one, 110
-# (105 alone).
+# The second lane in a process group of its own (job control, set -m), not under setsid: setsid starts a new
+# autogroup, which the kernel gives as much CPU as this script's whatever its tasks' policy. With the ASan tree
+# building at idle priority under setsid, the CUDA build took 234 s; without it, 110 (105 alone).
 set -m
 chrt --idle 0 scripts/build-trees.sh "$trees" &
 lane=$!

@@ -39,6 +39,13 @@ def start(*args, env=None) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, env=env, preexec_fn=default_sigint)
 
 
+def end_if_running(proc: subprocess.Popen) -> None:
+    """A command that timed out ends in its own test, not later as a ResourceWarning in another one."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+
+
 def sleeps_reading(pid: int, fifo) -> bool:
     """Whether the process sleeps in a system call on its descriptor of the FIFO: its read. A signal that
     came earlier, between its open and its read, would be seen by Python only after the read returned,
@@ -83,9 +90,7 @@ def signalled_while_loading(args: list, fifo, signum: int) -> subprocess.Complet
         out, err = proc.communicate(timeout=LONGEST_S)
     finally:
         os.close(fd)
-        if proc.poll() is None:   # timed out: end it here, not later as a warning in another test
-            proc.kill()
-            proc.communicate()
+        end_if_running(proc)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -187,9 +192,7 @@ def test_the_command_line_passes_a_signal_to_its_python_and_exits_as_it_does(res
         out, err = proc.communicate(timeout=LONGEST_S)
     finally:
         os.close(fd)
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        end_if_running(proc)
     assert proc.returncode == code, err
     assert err == f"ferry report: {said}; nothing was written\n", err
     assert not Path(f"/proc/{python}").exists() or "Z" in Path(f"/proc/{python}/stat").read_text().split()[2], \
